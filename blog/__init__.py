@@ -1,0 +1,45 @@
+"""Fieldnotes: a self-hosted engineering blog. This module holds the app factory only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from blog.config import DEV_SECRET_KEY, INSTANCE_DIR, Config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app from the environment's settings, or from `test_config` in tests."""
+    app = Flask(
+        __name__,
+        instance_path=str(INSTANCE_DIR),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.from_object(Config)
+    if test_config is not None:
+        app.config.update(test_config)
+    if not app.config["SECRET_KEY"]:
+        if not app.debug:
+            raise RuntimeError("SECRET_KEY is not set: refusing to start outside debug mode.")
+        app.config["SECRET_KEY"] = DEV_SECRET_KEY
+    INSTANCE_DIR.mkdir(exist_ok=True)
+
+    from blog import art, cli, errors, public, security, templating
+    from blog.extensions import db, htmx, migrate
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    htmx.init_app(app)
+    templating.init_app(app)
+    security.init_app(app)
+    errors.init_app(app)
+    cli.init_app(app)
+    app.register_blueprint(public.bp)
+    app.register_blueprint(art.bp)
+    return app

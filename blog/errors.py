@@ -1,0 +1,41 @@
+"""Error pages in the site's layout, and refusals made before any view runs."""
+
+from __future__ import annotations
+
+from flask import Flask, abort, current_app, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+TITLES = {
+    400: "That request did not make sense",
+    404: "Nothing here",
+    405: "Not allowed",
+    413: "Too large",
+    414: "Address too long",
+    429: "Slow down",
+}
+
+
+def _refuse_oversized_query() -> None:
+    """Turn away absurd query strings before they reach a view."""
+    if len(request.query_string) > current_app.config["MAX_QUERY_STRING"]:
+        abort(400, description="The address carries more query text than this site accepts.")
+
+
+def _error_page(error: HTTPException) -> tuple[str, int]:
+    """Render an HTTP error in the site's layout with its own status code."""
+    code = error.code or 500
+    title = TITLES.get(code, "Something went wrong")
+    return render_template("errors/error.html", code=code, title=title, error=error), code
+
+
+def _unexpected(error: Exception) -> tuple[str, int]:
+    """Log an unexpected failure and show a plain 500 page, never a traceback."""
+    current_app.logger.exception("Unhandled error", exc_info=error)
+    return _error_page(InternalServerError())
+
+
+def init_app(app: Flask) -> None:
+    """Register the error pages and the early refusals."""
+    app.before_request(_refuse_oversized_query)
+    app.register_error_handler(HTTPException, _error_page)
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,35 @@
+"""The one place that decides whether a request gets the whole page or a swapped fragment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from flask import make_response, render_template
+from flask.wrappers import Response
+from htmx_flask import request
+from jinja2_fragments.flask import render_block
+
+# A response that depends on these request headers must say so to shared caches.
+VARY = ("HX-Request", "HX-Target", "HX-History-Restore-Request")
+
+
+def fragment_for(fragments: Mapping[str, str]) -> str | None:
+    """The block to render for this request, or None for the whole page.
+
+    `fragments` maps the id of an htmx swap target to the template block that fills it.
+    A history-restore request, or a swap aimed anywhere else, gets the whole page.
+    """
+    if not request.htmx or request.htmx.history_restore_request:
+        return None
+    return fragments.get(request.htmx.target or "")
+
+
+def render(template: str, block: str | None, status: int = 200, **context: object) -> Response:
+    """Render the whole `template`, or only `block` of it, marked as varying by htmx headers."""
+    if block is None:
+        body = render_template(template, fragment=None, **context)
+    else:
+        body = render_block(template, block, fragment=block, **context)
+    response = make_response(body, status)
+    response.vary.update(VARY)
+    return response

@@ -1,0 +1,76 @@
+"""Reader-facing pages: the listing, its topic pages and the post page."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, render_template, request
+from flask.wrappers import Response
+
+from blog import htmx, listing
+from blog.models import Topic
+
+bp = Blueprint("public", __name__)
+
+# Swap targets on the listing page and the blocks of public/listing.html that fill them.
+LISTING_FRAGMENTS = {"all-posts": "all_posts", "post-list": "more_posts"}
+
+
+def _page_number() -> int:
+    """The `page` query parameter as a positive whole number (400 otherwise)."""
+    raw = request.args.get("page", "1")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
+        abort(400, description="The page number must be a whole number, like ?page=2.")
+    number = int(raw)
+    if number < 1:
+        abort(400, description="Page numbers start at 1.")
+    return number
+
+
+def _listing(topic_slug: str | None) -> Response:
+    """Render the listing for all topics or for one, at the requested page."""
+    number = _page_number()
+    block = htmx.fragment_for(LISTING_FRAGMENTS)
+    counts = listing.topic_counts()
+    total = listing.live_count()
+    topic: Topic | None = None
+    topic_total = total
+    if topic_slug is not None:
+        match = next((c for c in counts if c.topic.slug == topic_slug), None)
+        if match is None:
+            abort(404, description="There is no topic by that name.")
+        topic, topic_total = match.topic, match.count
+    per_page = current_app.config["POSTS_PER_PAGE"]
+    if number > listing.last_page(topic_total, per_page):
+        abort(404, description="That page is past the end of the list.")
+    # Featured and picks sit outside the swapped regions: load them only when shown.
+    wants_picks = topic is None and block in (None, "all_posts")
+    return htmx.render(
+        "public/listing.html",
+        block,
+        topic=topic,
+        page=listing.page_of_posts(topic, number, per_page, topic_total),
+        counts=counts,
+        total=total,
+        featured=listing.featured_post() if block is None else None,
+        picks=listing.editors_picks(current_app.config["PICKS_COUNT"]) if wants_picks else [],
+    )
+
+
+@bp.get("/")
+def home() -> Response:
+    """The listing of every topic."""
+    return _listing(None)
+
+
+@bp.get("/topics/<slug>")
+def topic(slug: str) -> Response:
+    """The listing of one topic."""
+    return _listing(slug)
+
+
+@bp.get("/posts/<slug>")
+def post(slug: str) -> str:
+    """One post, rendered from its stored, sanitized HTML."""
+    found = listing.post_by_slug(slug)
+    if found is None:
+        abort(404, description="There is no post at this address.")
+    return render_template("public/post.html", post=found)

@@ -1,0 +1,156 @@
+"""Fixtures: one throwaway database per run (SQLite, or PostgreSQL with TEST_DATABASE=postgresql)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+import flask_migrate
+import pytest
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from blog import create_app, store
+from blog.extensions import db
+from blog.models import Post, Topic, utcnow
+
+DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
+POSTGRES_SERVER = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _postgres_admin() -> sa.Engine:
+    """An autocommit engine on the server's maintenance database (fails loudly in CI)."""
+    engine = sa.create_engine(POSTGRES_SERVER, isolation_level="AUTOCOMMIT")
+    try:
+        engine.connect().close()
+    except sa.exc.OperationalError as error:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required in CI and unreachable: {error}", pytrace=False)
+        pytest.skip(f"PostgreSQL unreachable at {POSTGRES_SERVER}")
+    return engine
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Create the run's throwaway database and drop it afterwards."""
+    if DATABASE == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
+        return
+    if DATABASE != "postgresql":
+        raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {DATABASE!r}")
+    admin = _postgres_admin()
+    name = f"fieldnotes_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield sa.make_url(POSTGRES_SERVER).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def app(database_url: str) -> Flask:
+    """The app on the throwaway database, its schema built by the migrations."""
+    app = create_app(
+        {"TESTING": True, "SECRET_KEY": "test-secret", "SQLALCHEMY_DATABASE_URI": database_url}
+    )
+    with app.app_context():
+        flask_migrate.upgrade()
+    return app
+
+
+@pytest.fixture(autouse=True)
+def _empty_tables(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Leave every table empty after each test that used the app."""
+    yield
+    if "app" not in request.fixturenames:
+        return
+    app: Flask = request.getfixturevalue("app")
+    with app.app_context():
+        db.session.remove()
+        with db.engine.begin() as connection:
+            for table in reversed(db.metadata.sorted_tables):
+                connection.execute(table.delete())
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """A test client for the app."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Flask):
+    """A runner for the app's CLI commands."""
+    return app.test_cli_runner()
+
+
+class PostFactory:
+    """Makes published posts through the store, newest first in creation order."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.made = 0
+
+    def topics(self, *names: str) -> list[str]:
+        """Create topics in filter order; returns their slugs."""
+        with self.app.app_context():
+            slugs = [store.topic_named(name).slug for name in names]
+            db.session.commit()
+        return slugs
+
+    def create(self, count: int = 1, *, topics: tuple[str, ...] = ("Databases",), **fields) -> list[str]:
+        """Create `count` posts carrying `topics`; each is an hour older than the last."""
+        slugs = []
+        with self.app.app_context():
+            topic_rows = [store.topic_named(name) for name in topics]
+            now = utcnow().replace(microsecond=0)
+            for _ in range(count):
+                self.made += 1
+                n = self.made
+                values = {
+                    "title": f"Post number {n}",
+                    "body": f"Body of post {n}.\n\n## Part one\n\nSome text.",
+                    "summary": f"Summary of post {n}.",
+                    "published_at": now - timedelta(days=1, hours=n),
+                    "author": store.author_named("Ada Example"),
+                    "topics": topic_rows,
+                } | fields
+                slugs.append(store.new_post(**values).slug)
+            db.session.commit()
+        return slugs
+
+
+@pytest.fixture
+def posts(app: Flask) -> PostFactory:
+    """The post factory."""
+    return PostFactory(app)
+
+
+@contextmanager
+def count_queries(app: Flask) -> Iterator[list[str]]:
+    """Collect the SQL statements the app runs inside the block."""
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        statements.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", record)
+
+
+__all__ = ["Post", "PostFactory", "Topic", "count_queries"]
