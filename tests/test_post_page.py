@@ -1,0 +1,67 @@
+"""The post page: what it shows, what it refuses to show, and who may see it."""
+
+from __future__ import annotations
+
+from bs4 import BeautifulSoup
+
+from blog.models import utcnow
+
+
+def test_post_page_shows_the_post(client, posts):
+    """Title, topics linked to their listing, author, dates, picture and body."""
+    posts.topics("Databases", "Frontend")
+    published = utcnow().replace(year=2025, month=3, day=4, hour=8, microsecond=0)
+    [slug] = posts.create(
+        1,
+        title="Vacuum & friends",
+        topics=("Frontend", "Databases"),
+        body="Intro.\n\n## Why\n\nBecause **bloat**.",
+        published_at=published,
+        updated_at=published.replace(day=9),
+    )
+    response = client.get(f"/posts/{slug}")
+    assert response.status_code == 200
+    page = BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    assert page.select_one("h1.post-title").get_text() == "Vacuum & friends"
+    assert [(a.get_text(), a["href"]) for a in page.select(".post-topics a")] == [
+        ("Frontend", "/topics/frontend"),
+        ("Databases", "/topics/databases"),
+    ]
+    meta = " ".join(page.select_one(".post-meta").get_text().split())
+    assert "By Ada Example" in meta and "Published Mar 4, 2025" in meta
+    assert "Updated Mar 9, 2025" in meta
+    assert page.select_one(".post-art")["alt"]
+    prose = page.select_one(".prose")
+    assert prose.has_attr("hx-disable")
+    assert prose.select_one("strong").get_text() == "bloat"
+    assert page.title.get_text() == "Vacuum & friends · Fieldnotes"
+
+
+def test_post_body_is_sanitized(client, posts):
+    """Raw script, event handlers and javascript: links never reach the page."""
+    body = (
+        "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+        "[click](javascript:alert(3)) and <a href=\"javascript:alert(4)\">x</a>"
+    )
+    [slug] = posts.create(1, body=body)
+    page = BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "html.parser")
+    prose = page.select_one(".prose")
+    assert prose.select("script") == [] and prose.select("img[onerror]") == []
+    assert all(not a.get("href", "").lower().startswith("javascript") for a in prose.select("a"))
+    assert all(not attr.startswith("on") for tag in prose.find_all(True) for attr in tag.attrs)
+
+
+def test_post_title_is_escaped(client, posts):
+    """A title is text: markup in it is shown, not run."""
+    [slug] = posts.create(1, title="<script>alert(1)</script> title")
+    body = client.get(f"/posts/{slug}").get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; title" in body
+
+
+def test_pages_carry_a_strict_content_security_policy(client, posts):
+    """No inline script may run on a page that shows user content."""
+    [slug] = posts.create(1)
+    policy = client.get(f"/posts/{slug}").headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert "object-src 'none'" in policy and "frame-ancestors 'none'" in policy
