@@ -126,3 +126,13 @@ class Post(db.Model):
     def was_updated(self) -> bool:
         """True when the post was revised after it was first published."""
         return bool(self.updated_at and self.published_at and self.updated_at > self.published_at)
+
+
+class SiteState(db.Model):
+    """One row whose version every write to the post store bumps (for caches and ETags)."""
+
+    __tablename__ = "site_state"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    version: so.Mapped[int] = so.mapped_column(sa.BigInteger, default=1)
+    changed_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)

@@ -66,6 +66,12 @@ def upgrade():
         batch_op.create_index('ix_posts_pick', ['editors_pick', 'status', 'published_at'], unique=False)
         batch_op.create_index(batch_op.f('ix_posts_primary_topic_id'), ['primary_topic_id'], unique=False)
 
+    op.create_table('site_state',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('version', sa.BigInteger(), nullable=False),
+    sa.Column('changed_at', sa.DateTime(), nullable=False),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_site_state'))
+    )
     op.create_table('post_topics',
     sa.Column('post_id', sa.Integer(), nullable=False),
     sa.Column('topic_id', sa.Integer(), nullable=False),
@@ -84,6 +90,7 @@ def downgrade():
         batch_op.drop_index('ix_post_topics_topic_post')
 
     op.drop_table('post_topics')
+    op.drop_table('site_state')
     with op.batch_alter_table('posts', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_posts_primary_topic_id'))
         batch_op.drop_index('ix_posts_pick')
