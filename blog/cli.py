@@ -13,6 +13,7 @@ from blog.extensions import db
 from blog.models import Post, utcnow
 
 demo = AppGroup("demo", help="Demo content for trying the blog out.")
+posts = AppGroup("posts", help="Work on posts in bulk: render, import, export.")
 
 
 @demo.command("load")
@@ -48,3 +49,4 @@ def demo_load() -> None:
 def init_app(app: Flask) -> None:
     """Attach the command groups to the app's CLI."""
     app.cli.add_command(demo)
+    app.cli.add_command(posts)

@@ -64,7 +64,7 @@ def app(database_url: str) -> Flask:
         {"TESTING": True, "SECRET_KEY": "test-secret", "SQLALCHEMY_DATABASE_URI": database_url}
     )
     with app.app_context():
-        flask_migrate.upgrade()
+        flask_migrate.upgrade(revision="heads")
     return app
 
 
