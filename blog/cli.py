@@ -46,6 +46,28 @@ def demo_load() -> None:
     click.echo(f"Loaded {len(demo_data.POSTS)} posts over {len(topics)} topics.")
 
 
+@posts.command("rerender")
+@click.option("--batch-size", default=200, show_default=True, help="Posts per transaction.")
+@click.option(
+    "--all", "everything", is_flag=True, help="Re-render every post, not just stale ones."
+)
+def posts_rerender(batch_size: int, everything: bool) -> None:
+    """Re-render posts stored by an older Markdown pipeline version."""
+    from blog import markup, store
+
+    stale = Post.render_version < markup.PIPELINE_VERSION
+    where = sa.true() if everything else stale
+    ids = list(db.session.scalars(sa.select(Post.id).where(where).order_by(Post.id)))
+    with click.progressbar(length=len(ids), label="Rendering posts") as bar:
+        for start in range(0, len(ids), batch_size):
+            batch = ids[start : start + batch_size]
+            for post in db.session.scalars(sa.select(Post).where(Post.id.in_(batch))):
+                store.set_body(post, post.body_markdown)
+            db.session.commit()
+            bar.update(len(batch))
+    click.echo(f"Re-rendered {len(ids)} posts (pipeline version {markup.PIPELINE_VERSION}).")
+
+
 def init_app(app: Flask) -> None:
     """Attach the command groups to the app's CLI."""
     app.cli.add_command(demo)

@@ -41,6 +41,9 @@ class Config:
     SITE_CTA_LABEL = _env("SITE_CTA_LABEL", "Join the team")
     SITE_CTA_URL = _env("SITE_CTA_URL", "https://example.com/careers")
 
+    # Add rel="nofollow" to links in post bodies that leave the site.
+    LINK_NOFOLLOW = _env("LINK_NOFOLLOW", "0").lower() in {"1", "true", "yes", "on"}
+
     POSTS_PER_PAGE = 12
     PICKS_COUNT = 4
     # Query strings longer than this are refused with 414 before any view runs.

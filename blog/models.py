@@ -86,6 +86,8 @@ class Post(db.Model):
     body_html: so.Mapped[str] = so.mapped_column(sa.Text, default="")
     render_version: so.Mapped[int] = so.mapped_column(default=0)
     reading_minutes: so.Mapped[int] = so.mapped_column(default=1)
+    # Table of contents of the stored render: [[level, id, title], ...]; shown for 3+ sections.
+    toc: so.Mapped[list] = so.mapped_column(sa.JSON, default=list)
     status: so.Mapped[str] = so.mapped_column(sa.String(16), default=DRAFT)
     published_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
     updated_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)

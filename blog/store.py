@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
+from flask import current_app
 from slugify import slugify
 
 from blog import markup
@@ -36,10 +37,15 @@ def topic_named(name: str, slug: str | None = None) -> Topic:
 
 def set_body(post: Post, markdown_text: str) -> None:
     """Store the Markdown with its sanitized render, reading time and card excerpt."""
-    rendered = markup.render(markdown_text)
+    rendered = markup.render(markdown_text, nofollow=current_app.config["LINK_NOFOLLOW"])
     post.body_markdown = markdown_text
     post.body_html = rendered.html
     post.reading_minutes = rendered.reading_minutes
+    post.toc = (
+        [[entry.level, entry.id, entry.title] for entry in rendered.toc]
+        if rendered.show_toc
+        else []
+    )
     post.render_version = markup.PIPELINE_VERSION
     post.excerpt = post.summary.strip() or rendered.summary
 

@@ -21,7 +21,6 @@ def iso_date(value: datetime | None) -> str:
     return value.date().isoformat() if value else ""
 
 
-
 def listing_url(topic: Topic | None, page: int = 1) -> str:
     """The URL of a listing state: all topics or one, at a page (page 1 has no parameter)."""
     args = {"page": page} if page > 1 else {}

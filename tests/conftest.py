@@ -1,4 +1,4 @@
-"""Fixtures: one throwaway database per run (SQLite, or PostgreSQL with TEST_DATABASE=postgresql)."""
+"""Fixtures: a throwaway database per run: SQLite, or PostgreSQL with TEST_DATABASE."""
 
 from __future__ import annotations
 
@@ -108,7 +108,9 @@ class PostFactory:
             db.session.commit()
         return slugs
 
-    def create(self, count: int = 1, *, topics: tuple[str, ...] = ("Databases",), **fields) -> list[str]:
+    def create(
+        self, count: int = 1, *, topics: tuple[str, ...] = ("Databases",), **fields
+    ) -> list[str]:
         """Create `count` posts carrying `topics`; each is an hour older than the last."""
         slugs = []
         with self.app.app_context():

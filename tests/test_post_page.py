@@ -41,7 +41,7 @@ def test_post_body_is_sanitized(client, posts):
     """Raw script, event handlers and javascript: links never reach the page."""
     body = (
         "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
-        "[click](javascript:alert(3)) and <a href=\"javascript:alert(4)\">x</a>"
+        '[click](javascript:alert(3)) and <a href="javascript:alert(4)">x</a>'
     )
     [slug] = posts.create(1, body=body)
     page = BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "html.parser")

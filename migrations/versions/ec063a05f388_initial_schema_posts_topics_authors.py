@@ -43,6 +43,7 @@ def upgrade():
     sa.Column('body_html', sa.Text(), nullable=False),
     sa.Column('render_version', sa.Integer(), nullable=False),
     sa.Column('reading_minutes', sa.Integer(), nullable=False),
+    sa.Column('toc', sa.JSON(), nullable=False),
     sa.Column('status', sa.String(length=16), nullable=False),
     sa.Column('published_at', sa.DateTime(), nullable=True),
     sa.Column('updated_at', sa.DateTime(), nullable=True),

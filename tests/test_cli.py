@@ -1,0 +1,48 @@
+"""Command-line tools: demo content and re-rendering."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from blog import markup
+from blog.extensions import db
+from blog.models import Post
+
+
+def test_posts_rerender_refreshes_stale_renders(app, runner, posts):
+    """Posts rendered by an older pipeline are re-rendered; current ones are left alone."""
+    stale, fresh = posts.create(2, body="Hello **world**.")
+    with app.app_context():
+        db.session.execute(
+            sa.update(Post)
+            .where(Post.slug == stale)
+            .values(render_version=0, body_html="<p>old</p>", reading_minutes=9)
+        )
+        db.session.commit()
+    result = runner.invoke(args=["posts", "rerender"])
+    assert result.exit_code == 0, result.output
+    assert "Re-rendered 1 posts" in result.output
+    with app.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == stale))
+        assert post.render_version == markup.PIPELINE_VERSION
+        assert "<strong>world</strong>" in post.body_html
+        assert post.reading_minutes == 1
+    assert (
+        runner.invoke(args=["posts", "rerender"])
+        .output.strip()
+        .endswith(f"Re-rendered 0 posts (pipeline version {markup.PIPELINE_VERSION}).")
+    )
+    assert fresh
+
+
+def test_stored_toc_only_for_three_sections(app, posts):
+    """The stored table of contents is kept for posts with three or more sections."""
+    three = "Intro.\n\n## One\n\nx\n\n## Two\n\ny\n\n## Three\n\nz"
+    two = "Intro.\n\n## One\n\nx\n\n## Two\n\ny"
+    long_slug, short_slug = posts.create(1, body=three)[0], posts.create(1, body=two)[0]
+    with app.app_context():
+        long_post = db.session.scalar(sa.select(Post).where(Post.slug == long_slug))
+        short_post = db.session.scalar(sa.select(Post).where(Post.slug == short_slug))
+        assert [title for _, _, title in long_post.toc] == ["One", "Two", "Three"]
+        assert all(anchor.startswith("s-") for _, anchor, _ in long_post.toc)
+        assert short_post.toc == []
