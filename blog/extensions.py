@@ -1,10 +1,16 @@
 """Extension objects, created unbound and attached to the app in the factory."""
 
 import sqlalchemy as sa
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
+from flask_wtf.csrf import CSRFProtect
 from htmx_flask import Htmx
 from sqlalchemy.orm import DeclarativeBase
+
+import blog.database  # noqa: F401  (registers the SQLite connection settings)
 
 
 class Base(DeclarativeBase):
@@ -24,3 +30,7 @@ class Base(DeclarativeBase):
 db = SQLAlchemy(model_class=Base)
 migrate = Migrate(render_as_batch=True)
 htmx = Htmx()
+login_manager = LoginManager()
+csrf = CSRFProtect()
+# Storage, strategy and headers come from the RATELIMIT_* settings in config.py.
+limiter = Limiter(key_func=get_remote_address)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -13,9 +14,19 @@ from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Post, Topic
 
 
+# C0 control characters other than tab, newline and carriage return: PostgreSQL refuses NUL
+# in text, and none of them belongs in a post.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_text(value: str | None) -> str:
+    """Text as the store keeps it: control characters removed."""
+    return _CONTROL.sub("", value or "")
+
+
 def author_named(name: str) -> Author:
     """The author with this name, created when missing."""
-    name = name.strip()
+    name = clean_text(name).strip()
     author = db.session.scalar(sa.select(Author).where(Author.name == name))
     if author is None:
         author = Author(name=name, slug=slugify(name, max_length=120) or "author")
@@ -25,7 +36,7 @@ def author_named(name: str) -> Author:
 
 def topic_named(name: str, slug: str | None = None) -> Topic:
     """The topic with this name, created at the end of the filter when missing."""
-    name = name.strip()
+    name = clean_text(name).strip()
     topic = db.session.scalar(sa.select(Topic).where(Topic.name == name))
     if topic is None:
         last = db.session.scalar(sa.select(sa.func.max(Topic.position))) or 0
@@ -37,6 +48,7 @@ def topic_named(name: str, slug: str | None = None) -> Topic:
 
 def set_body(post: Post, markdown_text: str) -> None:
     """Store the Markdown with its sanitized render, reading time and card excerpt."""
+    markdown_text = clean_text(markdown_text)
     rendered = markup.render(markdown_text, nofollow=current_app.config["LINK_NOFOLLOW"])
     post.body_markdown = markdown_text
     post.body_html = rendered.html
@@ -66,16 +78,16 @@ def new_post(
 ) -> Post:
     """Add a post to the session: published when it has a date, a draft otherwise."""
     post = Post(
-        title=title.strip(),
+        title=clean_text(title).strip(),
         slug=slug or slugify(title, max_length=200),
-        summary=summary.strip(),
+        summary=clean_text(summary).strip(),
         author=author,
         status=PUBLISHED if published_at else DRAFT,
         published_at=published_at,
         updated_at=updated_at,
         featured=featured,
         editors_pick=editors_pick,
-        image_alt=image_alt,
+        image_alt=clean_text(image_alt).strip() or None,
     )
     post.set_topics(topics)
     set_body(post, body)
