@@ -1,4 +1,4 @@
-"""Where a post's picture comes from: its generated blueprint illustration."""
+"""Where a post's picture comes from: its uploaded image, or its generated illustration."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from flask import Blueprint, abort, url_for
 from flask.wrappers import Response
 
 from blog.illustrations import HEIGHT, WIDTH, illustration
+from blog.images import image_url
 from blog.models import Post
 
 bp = Blueprint("art", __name__)
@@ -27,7 +28,15 @@ class Picture:
 
 
 def picture(post: Post) -> Picture:
-    """The post's illustration with alt text that describes it."""
+    """The post's uploaded image with its alt text, or its generated illustration."""
+    image = post.image
+    if image is not None:
+        return Picture(
+            src=image_url(image),
+            alt=post.image_alt or "",
+            width=image.width,
+            height=image.height,
+        )
     drawing = illustration(post.slug)
     return Picture(
         src=url_for("art.illustration_svg", slug=post.slug),

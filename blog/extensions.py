@@ -10,8 +10,6 @@ from flask_wtf.csrf import CSRFProtect
 from htmx_flask import Htmx
 from sqlalchemy.orm import DeclarativeBase
 
-import blog.database  # noqa: F401  (registers the SQLite connection settings)
-
 
 class Base(DeclarativeBase):
     """Declarative base with a naming convention so migrations name constraints stably."""

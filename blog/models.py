@@ -1,4 +1,4 @@
-"""The post store: posts, their topics and authors."""
+"""The post store: posts, their topics, authors and images; editors and old slugs."""
 
 from __future__ import annotations
 
@@ -6,12 +6,16 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
+from flask_login import UserMixin
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from blog.extensions import db
 
 DRAFT = "draft"
 PUBLISHED = "published"
 STATUSES = (DRAFT, PUBLISHED)
+# scrypt with N=2**17, r=8, p=1: at or above the OWASP minimum for password storage.
+PASSWORD_METHOD = "scrypt:131072:8:1"
 
 
 def utcnow() -> datetime:
@@ -63,6 +67,25 @@ class PostTopic(db.Model):
     topic: so.Mapped[Topic] = so.relationship(lazy="joined")
 
 
+class Image(db.Model):
+    """An uploaded picture, cleaned of metadata and stored by content hash."""
+
+    __tablename__ = "images"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    sha256: so.Mapped[str] = so.mapped_column(sa.String(64), unique=True)
+    content_type: so.Mapped[str] = so.mapped_column(sa.String(32))
+    # Deferred: pages need the dimensions, only the image route needs the bytes.
+    data: so.Mapped[bytes] = so.mapped_column(sa.LargeBinary, deferred=True)
+    width: so.Mapped[int]
+    height: so.Mapped[int]
+    byte_size: so.Mapped[int]
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<Image {self.sha256[:12]}>"
+
+
 class Post(db.Model):
     """A blog post: Markdown source, its stored render, and listing flags."""
 
@@ -100,8 +123,17 @@ class Post(db.Model):
     )
     created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
     modified_at: so.Mapped[datetime] = so.mapped_column(default=utcnow, onupdate=utcnow)
+    image_id: so.Mapped[int | None] = so.mapped_column(
+        sa.ForeignKey("images.id", ondelete="SET NULL"), index=True
+    )
+    # Bumped by every save; a save based on an older revision is refused (editors' conflicts).
+    revision: so.Mapped[int] = so.mapped_column(default=1, server_default="1")
+
+    __mapper_args__ = {"version_id_col": revision}
 
     author: so.Mapped[Author] = so.relationship()
+    # Joined so that cards, which need its size, never load it one by one.
+    image: so.Mapped[Image | None] = so.relationship(lazy="joined")
     primary_topic: so.Mapped[Topic | None] = so.relationship()
     topic_links: so.Mapped[list[PostTopic]] = so.relationship(
         order_by=PostTopic.position, cascade="all, delete-orphan", passive_deletes=True
@@ -138,3 +170,50 @@ class SiteState(db.Model):
     id: so.Mapped[int] = so.mapped_column(primary_key=True)
     version: so.Mapped[int] = so.mapped_column(sa.BigInteger, default=1)
     changed_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+
+class SlugRedirect(db.Model):
+    """An address a published post had before its slug changed; it answers with a 301."""
+
+    __tablename__ = "slug_redirects"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    old_slug: so.Mapped[str] = so.mapped_column(sa.String(200), unique=True)
+    post_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("posts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+    post: so.Mapped[Post] = so.relationship()
+
+    def __repr__(self) -> str:
+        return f"<SlugRedirect {self.old_slug}>"
+
+
+class Editor(UserMixin, db.Model):
+    """Someone who may log in to write and publish posts."""
+
+    __tablename__ = "editors"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    email: so.Mapped[str] = so.mapped_column(sa.String(254), unique=True)
+    name: so.Mapped[str] = so.mapped_column(sa.String(120))
+    password_hash: so.Mapped[str] = so.mapped_column(sa.String(255))
+    active: so.Mapped[bool] = so.mapped_column(default=True)
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<Editor {self.email}>"
+
+    @property
+    def is_active(self) -> bool:
+        """Disabled editors cannot log in, and their open sessions stop working."""
+        return self.active
+
+    def set_password(self, password: str) -> None:
+        """Store a salted scrypt hash of the password, never the password itself."""
+        self.password_hash = generate_password_hash(password, method=PASSWORD_METHOD)
+
+    def check_password(self, password: str) -> bool:
+        """True when the password matches the stored hash."""
+        return check_password_hash(self.password_hash, password)

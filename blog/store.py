@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -11,8 +13,7 @@ from slugify import slugify
 
 from blog import markup
 from blog.extensions import db
-from blog.models import DRAFT, PUBLISHED, Author, Post, Topic
-
+from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic, utcnow
 
 # C0 control characters other than tab, newline and carriage return: PostgreSQL refuses NUL
 # in text, and none of them belongs in a post.
@@ -24,23 +25,34 @@ def clean_text(value: str | None) -> str:
     return _CONTROL.sub("", value or "")
 
 
+def _slug_for(name: str, kind: str, max_length: int) -> str:
+    """A URL slug for a name; names with no letters or digits get a stable made-up one."""
+    made = slugify(name, max_length=max_length)
+    return made or f"{kind}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+
+
 def author_named(name: str) -> Author:
-    """The author with this name, created when missing."""
+    """The author with this name (or this name's slug), created when missing."""
     name = clean_text(name).strip()
-    author = db.session.scalar(sa.select(Author).where(Author.name == name))
+    slug = _slug_for(name, "author", 120)
+    query = sa.select(Author).where(sa.or_(Author.name == name, Author.slug == slug))
+    author = db.session.scalars(query.order_by(Author.name != name)).first()
     if author is None:
-        author = Author(name=name, slug=slugify(name, max_length=120) or "author")
+        author = Author(name=name, slug=slug)
         db.session.add(author)
+        db.session.flush()
     return author
 
 
 def topic_named(name: str, slug: str | None = None) -> Topic:
-    """The topic with this name, created at the end of the filter when missing."""
+    """The topic with this name (or slug), created at the end of the filter when missing."""
     name = clean_text(name).strip()
-    topic = db.session.scalar(sa.select(Topic).where(Topic.name == name))
+    slug = slug or _slug_for(name, "topic", 80)
+    query = sa.select(Topic).where(sa.or_(Topic.name == name, Topic.slug == slug))
+    topic = db.session.scalars(query.order_by(Topic.name != name)).first()
     if topic is None:
         last = db.session.scalar(sa.select(sa.func.max(Topic.position))) or 0
-        topic = Topic(name=name, slug=slug or slugify(name, max_length=80), position=last + 1)
+        topic = Topic(name=name, slug=slug, position=last + 1)
         db.session.add(topic)
         db.session.flush()
     return topic
@@ -93,3 +105,162 @@ def new_post(
     set_body(post, body)
     db.session.add(post)
     return post
+
+
+# Editors' saves ----------------------------------------------------------------------------
+
+SCHEDULED = "scheduled"
+
+
+class VersionConflict(Exception):
+    """The save was based on an older revision than the one stored: another editor saved first."""
+
+
+class SlugTaken(ValueError):
+    """The requested address already belongs to another post, or still redirects to one."""
+
+
+@dataclass
+class PostFields:
+    """Everything an editor sets on a post, already checked by the form."""
+
+    title: str
+    slug: str
+    body: str
+    summary: str
+    topics: list[Topic]
+    author: Author
+    status: str
+    published_at: datetime | None
+    featured: bool = False
+    editors_pick: bool = False
+    image: Image | None = None
+    image_alt: str | None = None
+    # A typo fix: leave the "Updated" date as it was.
+    keep_updated_date: bool = False
+
+
+def state_of(post: Post, now: datetime | None = None) -> str:
+    """What readers get: `draft`, `scheduled` (published with a future date) or `published`."""
+    if post.status != PUBLISHED:
+        return DRAFT
+    if post.published_at is not None and post.published_at > (now or utcnow()):
+        return SCHEDULED
+    return PUBLISHED
+
+
+def topics_named(names: list[str]) -> list[Topic]:
+    """Topics for these names in order, matched by slug so case and spacing do not split them."""
+    found: list[Topic] = []
+    for name in names:
+        slug = slugify(name, max_length=80)
+        topic = db.session.scalar(
+            sa.select(Topic).where(sa.or_(Topic.slug == slug, Topic.name == name))
+        )
+        topic = topic or topic_named(name, slug)
+        if topic not in found:
+            found.append(topic)
+    return found
+
+
+def author_for(name: str) -> Author:
+    """The author credited as `name`, matched by slug first so "ada example" finds Ada Example."""
+    slug = slugify(clean_text(name), max_length=120)
+    author = db.session.scalar(sa.select(Author).where(Author.slug == slug)) if slug else None
+    return author or author_named(name)
+
+
+def slug_problem(slug: str, post: Post | None) -> str | None:
+    """Why `slug` cannot be this post's address, or None when it is free."""
+    own_id = post.id if post is not None else None
+    owner = db.session.scalar(sa.select(Post).where(Post.slug == slug, Post.id != own_id))
+    if owner is not None:
+        return f"Another post already uses this address: “{owner.title}”."
+    redirect = db.session.scalar(
+        sa.select(SlugRedirect).where(SlugRedirect.old_slug == slug, SlugRedirect.post_id != own_id)
+    )
+    if redirect is not None:
+        return (
+            f"This address used to belong to “{redirect.post.title}” and still leads there; "
+            "choose another."
+        )
+    return None
+
+
+def current_slug_for(old_slug: str) -> str | None:
+    """The present slug of the post that `old_slug` once named, or None."""
+    query = (
+        sa.select(Post.slug)
+        .join(SlugRedirect, SlugRedirect.post_id == Post.id)
+        .where(SlugRedirect.old_slug == old_slug)
+    )
+    return db.session.scalar(query)
+
+
+def _apply(post: Post, fields: PostFields, now: datetime) -> None:
+    """Copy the editor's fields onto the post and render its body."""
+    post.title = clean_text(fields.title).strip()
+    post.slug = fields.slug
+    post.summary = clean_text(fields.summary).strip()
+    post.author = fields.author
+    post.set_topics(fields.topics)
+    post.status = fields.status
+    post.published_at = fields.published_at
+    if fields.status == PUBLISHED and post.published_at is None:
+        # Whole minutes, as the editor's date field shows them: saving again changes nothing.
+        post.published_at = now.replace(second=0, microsecond=0)
+    post.featured = fields.featured
+    post.editors_pick = fields.editors_pick
+    post.image = fields.image
+    # The generated illustration describes itself; alt text belongs to an uploaded image.
+    post.image_alt = (clean_text(fields.image_alt).strip() or None) if fields.image else None
+    set_body(post, fields.body)
+    post.modified_at = now
+
+
+def create_post(fields: PostFields) -> Post:
+    """Add an editor's new post to the session (not committed)."""
+    problem = slug_problem(fields.slug, None)
+    if problem:
+        raise SlugTaken(problem)
+    post = Post()
+    _apply(post, fields, utcnow())
+    db.session.add(post)
+    return post
+
+
+def update_post(post: Post, fields: PostFields, *, based_on: int) -> None:
+    """Save an editor's changes to `post`, which they loaded at revision `based_on`.
+
+    Raises VersionConflict when someone saved since, SlugTaken when the new address is in use.
+    A live post whose title or body changes gets a new "Updated" date unless the editor keeps
+    the old one; a public post that changes its slug keeps its old address as a redirect.
+    """
+    if post.revision != based_on:
+        raise VersionConflict
+    now = utcnow()
+    if fields.slug != post.slug:
+        problem = slug_problem(fields.slug, post)
+        if problem:
+            raise SlugTaken(problem)
+        if post.published_at is not None and post.published_at <= now:
+            db.session.add(SlugRedirect(old_slug=post.slug, post=post))
+        db.session.execute(
+            sa.delete(SlugRedirect).where(
+                SlugRedirect.old_slug == fields.slug, SlugRedirect.post_id == post.id
+            )
+        )
+    was_live = state_of(post, now) == PUBLISHED
+    rewritten = (
+        clean_text(fields.title).strip() != post.title
+        or clean_text(fields.body) != post.body_markdown
+    )
+    _apply(post, fields, now)
+    if was_live and fields.status == PUBLISHED and rewritten and not fields.keep_updated_date:
+        post.updated_at = now
+
+
+def unpublish(post: Post) -> None:
+    """Take a post back to draft; its dates stay for when it is published again."""
+    post.status = DRAFT
+    post.modified_at = utcnow()
