@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -138,3 +139,54 @@ def post_by_slug(slug: str) -> Post | None:
         .where(Post.slug == slug, live())
     )
     return db.session.scalars(query).first()
+
+
+# --- Feeds and sitemap ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dated:
+    """A slug and when the page behind it last changed, for the sitemap."""
+
+    slug: str
+    lastmod: datetime
+
+
+def topic_by_slug(slug: str) -> Topic | None:
+    """The topic with this slug, whether or not it has live posts."""
+    return db.session.scalars(sa.select(Topic).where(Topic.slug == slug)).first()
+
+
+def newest_posts(limit: int, topic: Topic | None = None) -> list[Post]:
+    """The newest live posts with bodies, authors and topics, for a feed."""
+    query = sa.select(Post).options(so.joinedload(Post.author), so.selectinload(Post.topic_links))
+    query = query.where(live())
+    if topic is not None:
+        query = query.where(
+            Post.id.in_(sa.select(PostTopic.post_id).where(PostTopic.topic_id == topic.id))
+        )
+    return list(db.session.scalars(_newest(query).limit(limit)))
+
+
+def _latest(published: datetime, updated: datetime | None) -> datetime:
+    """The later of a publish date and a revision date."""
+    return max(published, updated) if updated else published
+
+
+def sitemap_posts() -> list[Dated]:
+    """Every live post's slug and last change, newest first."""
+    query = _newest(sa.select(Post.slug, Post.published_at, Post.updated_at).where(live()))
+    return [Dated(slug, _latest(pub, upd)) for slug, pub, upd in db.session.execute(query)]
+
+
+def sitemap_topics() -> list[Dated]:
+    """Every topic with live posts, in filter order, with its newest post's last change."""
+    query = (
+        sa.select(Topic.slug, sa.func.max(Post.published_at), sa.func.max(Post.updated_at))
+        .join(PostTopic, PostTopic.topic_id == Topic.id)
+        .join(Post, Post.id == PostTopic.post_id)
+        .where(live())
+        .group_by(Topic.id, Topic.slug, Topic.position, Topic.name)
+        .order_by(Topic.position, Topic.name)
+    )
+    return [Dated(slug, _latest(pub, upd)) for slug, pub, upd in db.session.execute(query)]

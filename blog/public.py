@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask.wrappers import Response
 
-from blog import htmx, listing
+from blog import caching, htmx, listing, seo, store
 from blog.models import Topic
 
 bp = Blueprint("public", __name__)
@@ -29,8 +38,13 @@ def _listing(topic_slug: str | None) -> Response:
     """Render the listing for all topics or for one, at the requested page."""
     number = _page_number()
     block = htmx.fragment_for(LISTING_FRAGMENTS)
+    # Validators first: an unchanged page answers 304 before any listing query runs.
+    check = caching.validator("listing", topic_slug, number, block)
+    early = caching.not_modified(check, vary=htmx.VARY, personal=True)
+    if early is not None:
+        return early
     counts = listing.topic_counts()
-    total = listing.live_count()
+    total = check.state.live_count
     topic: Topic | None = None
     topic_total = total
     if topic_slug is not None:
@@ -43,16 +57,20 @@ def _listing(topic_slug: str | None) -> Response:
         abort(404, description="That page is past the end of the list.")
     # Featured and picks sit outside the swapped regions: load them only when shown.
     wants_picks = topic is None and block in (None, "all_posts")
-    return htmx.render(
+    page = listing.page_of_posts(topic, number, per_page, topic_total)
+    featured = listing.featured_post() if block is None else None
+    response = htmx.render(
         "public/listing.html",
         block,
         topic=topic,
-        page=listing.page_of_posts(topic, number, per_page, topic_total),
+        page=page,
         counts=counts,
         total=total,
-        featured=listing.featured_post() if block is None else None,
+        featured=featured,
         picks=listing.editors_picks(current_app.config["PICKS_COUNT"]) if wants_picks else [],
+        meta=seo.listing_meta(topic, page, featured) if block is None else None,
     )
+    return caching.cacheable(response, check, personal=True)
 
 
 @bp.get("/")
@@ -68,9 +86,17 @@ def topic(slug: str) -> Response:
 
 
 @bp.get("/posts/<slug>")
-def post(slug: str) -> str:
+def post(slug: str) -> Response:
     """One post, rendered from its stored, sanitized HTML."""
+    check = caching.validator("post", slug)
+    early = caching.not_modified(check, personal=True)
+    if early is not None:
+        return early
     found = listing.post_by_slug(slug)
     if found is None:
+        current = store.current_slug_for(slug)
+        if current is not None and current != slug:  # a renamed post keeps its old address
+            return redirect(url_for("public.post", slug=current), 301)
         abort(404, description="There is no post at this address.")
-    return render_template("public/post.html", post=found)
+    body = render_template("public/post.html", post=found, meta=seo.post_meta(found))
+    return caching.cacheable(make_response(body), check, personal=True)

@@ -1,0 +1,412 @@
+"""HTTP caching: the data version, validators, 304s, Cache-Control rules and static URLs.
+
+Every write to reader-visible rows bumps one counter (`site_state.version`) in the writing
+transaction, so all server processes agree on it. Validators combine that counter with the
+newest live publish date, because a scheduled post goes live with no write at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+import sqlalchemy.orm as so
+from flask import Flask, current_app, request
+from flask.wrappers import Response
+from flask_compress import Compress
+from flask_sqlalchemy.session import Session as AppSession
+from werkzeug.http import is_resource_modified
+from werkzeug.security import safe_join
+
+from blog.extensions import db
+from blog.listing import live
+from blog.models import Post, SiteState, utcnow
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+# Tables whose rows readers see (directly or through a page, feed or sitemap): a write to
+# any of them changes the data version. Tables added later join with `watch()`.
+WATCHED_TABLES = {"posts", "topics", "authors", "post_topics", "images", "slug_redirects"}
+
+# Blueprints that serve authoring pages: never stored by any cache.
+AUTHORING_BLUEPRINTS = frozenset({"auth", "editor"})
+
+# Cookies that mean the request may come from a signed-in editor (the session cookie's name
+# is read from the app's settings).
+REMEMBER_COOKIE_DEFAULT = "remember_token"
+
+STATIC_MAX_AGE = 31_536_000  # a year: the URL changes whenever the file does
+
+
+def watch(*table_names: str) -> None:
+    """Make writes to these tables change the data version too."""
+    WATCHED_TABLES.update(table_names)
+
+
+# --- The data version -------------------------------------------------------------------
+
+
+def _bump_statement(dialect: str) -> sa.Executable:
+    """One statement that adds 1 to the version, creating the row when it is missing."""
+    table = SiteState.__table__
+    now = utcnow()
+    if dialect in ("postgresql", "sqlite"):
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        stmt = insert(table).values(id=1, version=1, changed_at=now)
+        return stmt.on_conflict_do_update(
+            index_elements=[table.c.id],
+            set_={"version": table.c.version + 1, "changed_at": stmt.excluded.changed_at},
+        )
+    return (
+        sa.update(table).where(table.c.id == 1).values(version=table.c.version + 1, changed_at=now)
+    )
+
+
+def bump(session: so.Session) -> None:
+    """Add 1 to the data version inside the session's current transaction."""
+    connection = session.connection()
+    result = connection.execute(_bump_statement(connection.dialect.name))
+    if connection.dialect.name not in ("postgresql", "sqlite") and result.rowcount == 0:
+        connection.execute(
+            sa.insert(SiteState.__table__).values(id=1, version=1, changed_at=utcnow())
+        )
+
+
+def _table_name(instance: object) -> str | None:
+    """The table a mapped instance is stored in."""
+    table = getattr(type(instance), "__table__", None)
+    return getattr(table, "name", None)
+
+
+def _touches_watched(session: so.Session) -> bool:
+    """True when the pending flush adds, changes or deletes a watched row."""
+    for instance in (*session.new, *session.deleted):
+        if _table_name(instance) in WATCHED_TABLES:
+            return True
+    return any(
+        _table_name(instance) in WATCHED_TABLES and session.is_modified(instance)
+        for instance in session.dirty
+    )
+
+
+def _before_flush(session: so.Session, _context: object, _instances: object) -> None:
+    """Bump the version before the flush writes, so the row lock is always taken first."""
+    if _touches_watched(session):
+        bump(session)
+
+
+def _on_execute(state: so.ORMExecuteState) -> None:
+    """Bump the version for bulk INSERT, UPDATE or DELETE statements on watched tables."""
+    if not (state.is_insert or state.is_update or state.is_delete):
+        return
+    table = getattr(state.statement, "table", None)
+    if getattr(table, "name", None) in WATCHED_TABLES:
+        bump(state.session)
+
+
+def _listen_once(target: Any, name: str, fn: Any) -> None:
+    """Attach a session event listener once, however many apps the process builds."""
+    if not sa.event.contains(target, name, fn):
+        sa.event.listen(target, name, fn)
+
+
+def data_version() -> int:
+    """The current data version (0 before the first write): one primary-key read."""
+    query = sa.select(SiteState.version).where(SiteState.id == 1)
+    return db.session.scalar(query) or 0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What every cached response depends on, read in one statement."""
+
+    version: int
+    changed_at: datetime | None
+    newest_live: datetime | None
+    live_count: int
+
+    @property
+    def last_modified(self) -> datetime | None:
+        """The later of the last write and the newest live publish date."""
+        moments = [m for m in (self.changed_at, self.newest_live) if m is not None]
+        return max(moments) if moments else None
+
+
+def snapshot() -> Snapshot:
+    """Read the version, last write, newest live publish date and live post count at once."""
+    state = SiteState.__table__.c
+    by_id = SiteState.__table__.c.id == 1
+    query = sa.select(
+        sa.select(state.version).where(by_id).scalar_subquery(),
+        sa.select(state.changed_at).where(by_id).scalar_subquery(),
+        sa.func.max(Post.published_at),
+        sa.func.count(Post.id),
+    ).where(live())
+    version, changed_at, newest, count = db.session.execute(query).one()
+    return Snapshot(version or 0, changed_at, newest, count or 0)
+
+
+# --- Validators and conditional responses ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Validator:
+    """The ETag and Last-Modified of one representation, plus the snapshot behind them."""
+
+    etag: str
+    last_modified: datetime | None
+    state: Snapshot
+
+    @property
+    def header(self) -> str:
+        """The ETag as sent: weak, since compressed and plain bodies are equivalent."""
+        return f'W/"{self.etag}"'
+
+
+_build_lock = threading.Lock()
+_build_tokens: dict[str, str] = {}
+
+
+def _files_digest(roots: Iterable[Path], *, contents: bool) -> str:
+    """A digest of every file under the folders: of their bytes, or of their size and mtime."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(str(path.relative_to(root)).encode())
+            if contents:
+                digest.update(path.read_bytes())
+            else:
+                info = path.stat()
+                digest.update(f"{info.st_size}:{info.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def build_token(app: Flask) -> str:
+    """A digest of the code, templates and static files: a deploy changes every ETag.
+
+    Read once per process from the files' bytes, so every worker agrees; in debug mode,
+    where files change under a running server, from their sizes and times on every call.
+    """
+    roots = [Path(__file__).parent]
+    roots += [Path(folder) for folder in (app.template_folder, app.static_folder) if folder]
+    if app.debug:
+        return _files_digest(roots, contents=False)
+    with _build_lock:
+        if app.import_name not in _build_tokens:
+            _build_tokens[app.import_name] = _files_digest(roots, contents=True)
+        return _build_tokens[app.import_name]
+
+
+def _settings_key() -> tuple[tuple[str, object], ...]:
+    """The settings that pages show (names, texts, page sizes)."""
+    config = current_app.config
+    names = [*sorted(k for k in config if k.startswith("SITE_")), "POSTS_PER_PAGE", "PICKS_COUNT"]
+    return tuple((name, config.get(name)) for name in names)
+
+
+def _credential_cookies() -> tuple[str, ...]:
+    """Names of the cookies that can carry a signed-in editor."""
+    config = current_app.config
+    return (
+        config.get("SESSION_COOKIE_NAME") or "session",
+        config.get("REMEMBER_COOKIE_NAME") or REMEMBER_COOKIE_DEFAULT,
+    )
+
+
+def has_credentials() -> bool:
+    """True when the request carries a session or remember-me cookie."""
+    return any(name in request.cookies for name in _credential_cookies())
+
+
+def _viewer_key() -> str:
+    """Who the page is for: empty for anonymous readers, a digest of their cookies otherwise."""
+    values = [request.cookies.get(name, "") for name in _credential_cookies()]
+    if not any(values):
+        return ""
+    return hashlib.sha256("\0".join(values).encode()).hexdigest()
+
+
+def validator(*parts: object, state: Snapshot | None = None) -> Validator:
+    """Validators for this request's representation; `parts` name it (view, page, fragment)."""
+    state = state or snapshot()
+    key = (
+        build_token(current_app),
+        _settings_key(),
+        state.version,
+        state.changed_at.isoformat() if state.changed_at else "",
+        state.newest_live.isoformat() if state.newest_live else "",
+        state.live_count,
+        _viewer_key(),
+        parts,
+    )
+    etag = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+    return Validator(etag, state.last_modified, state)
+
+
+def public_cache_control(response: Response) -> None:
+    """Let browsers and shared caches keep the response briefly, then revalidate it."""
+    config = current_app.config
+    response.cache_control.public = True
+    response.cache_control.max_age = config["CACHE_MAX_AGE"]
+    if config["CACHE_STALE"]:
+        response.cache_control.stale_while_revalidate = config["CACHE_STALE"]
+
+
+def cacheable(
+    response: Response,
+    check: Validator,
+    *,
+    vary: Iterable[str] = (),
+    personal: bool = False,
+) -> Response:
+    """Give a response its validators, its Vary and a Cache-Control.
+
+    `personal` marks an HTML page whose header can show the signed-in editor: it varies by
+    Cookie, and it is private to the browser when the request carries credentials.
+    """
+    response.set_etag(check.etag, weak=True)
+    if check.last_modified is not None:
+        response.last_modified = check.last_modified
+    response.vary.update(vary)
+    if personal:
+        response.vary.add("Cookie")
+    if personal and has_credentials():
+        response.cache_control.private = True
+        response.cache_control.no_cache = True
+    else:
+        public_cache_control(response)
+    return response
+
+
+def not_modified(
+    check: Validator,
+    *,
+    vary: Iterable[str] = (),
+    personal: bool = False,
+    mimetype: str | None = None,
+) -> Response | None:
+    """A 304 when the client already holds this representation, before anything renders."""
+    if request.method not in ("GET", "HEAD"):
+        return None
+    if not (request.if_none_match or request.if_modified_since):
+        return None
+    # "*" matches any current representation; let a rendered response answer it.
+    if request.if_none_match.star_tag:
+        return None
+    if is_resource_modified(request.environ, etag=check.header, last_modified=check.last_modified):
+        return None
+    response = current_app.response_class(status=304, mimetype=mimetype)
+    return cacheable(response, check, vary=vary, personal=personal)
+
+
+# --- Rules for every response ----------------------------------------------------------
+
+
+def _no_store(response: Response) -> None:
+    """Forbid every cache from keeping the response."""
+    response.cache_control.clear()
+    response.cache_control.no_store = True
+    response.cache_control.private = True
+
+
+def cache_rules(response: Response) -> Response:
+    """Authoring pages, cookies and errors are never stored; static files are by hash."""
+    if (
+        request.blueprint in AUTHORING_BLUEPRINTS
+        or "Set-Cookie" in response.headers
+        or response.status_code >= 400
+    ):
+        _no_store(response)
+    elif request.endpoint == "static":
+        _static_cache_control(response)
+    return response
+
+
+# --- Static files with content-hashed URLs -----------------------------------------------
+
+_digest_lock = threading.Lock()
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def static_digest(filename: str) -> str | None:
+    """A short hash of a static file's bytes, cached until the file changes (None if absent)."""
+    folder = current_app.static_folder
+    path = safe_join(folder, filename) if folder else None
+    if path is None:
+        return None
+    try:
+        info = Path(path).stat()
+    except OSError:
+        return None
+    key = (path, info.st_mtime_ns, info.st_size)
+    with _digest_lock:
+        if key not in _digests:
+            _digests[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+        return _digests[key]
+
+
+def _hash_static_urls(endpoint: str, values: dict[str, Any]) -> None:
+    """Add `v=<content hash>` to every static URL, so a changed file gets a new URL."""
+    if endpoint == "static" and "filename" in values and "v" not in values:
+        digest = static_digest(values["filename"])
+        if digest:
+            values["v"] = digest
+
+
+def _static_cache_control(response: Response) -> None:
+    """A year of immutable caching for a URL whose hash matches; revalidation otherwise."""
+    filename = (request.view_args or {}).get("filename", "")
+    asked = request.args.get("v")
+    response.cache_control.clear()
+    if asked and asked == static_digest(filename):
+        response.cache_control.public = True
+        response.cache_control.max_age = STATIC_MAX_AGE
+        response.cache_control.immutable = True
+    else:
+        response.cache_control.no_cache = True
+
+
+class NoStoreWithCookies:
+    """WSGI wrapper: a response that sets a cookie is never stored by any cache.
+
+    It sees the final headers, after Flask has saved the session and every extension has
+    set its cookies, which no after_request function can.
+    """
+
+    def __init__(self, wsgi_app: WSGIApplication) -> None:
+        self.wsgi_app = wsgi_app
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Any:
+        """Pass the request through, rewriting Cache-Control when a cookie is set."""
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            if any(name.lower() == "set-cookie" for name, _ in headers):
+                headers = [(n, v) for n, v in headers if n.lower() != "cache-control"]
+                headers.append(("Cache-Control", "private, no-store"))
+            return start_response(status, headers, exc_info)
+
+        return self.wsgi_app(environ, start)
+
+
+def init_app(app: Flask) -> None:
+    """Attach the version bump, the caching rules, hashed static URLs and compression."""
+    _listen_once(AppSession, "before_flush", _before_flush)
+    _listen_once(AppSession, "do_orm_execute", _on_execute)
+    app.url_defaults(_hash_static_urls)
+    app.after_request(cache_rules)
+    # One Compress per app: it keeps its settings on itself, so a shared one would let the
+    # last app built decide for all of them.
+    app.extensions["compress"] = Compress(app)
+    app.wsgi_app = NoStoreWithCookies(app.wsgi_app)  # type: ignore[method-assign]
