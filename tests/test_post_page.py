@@ -65,3 +65,17 @@ def test_pages_carry_a_strict_content_security_policy(client, posts):
     policy = client.get(f"/posts/{slug}").headers["Content-Security-Policy"]
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
     assert "object-src 'none'" in policy and "frame-ancestors 'none'" in policy
+
+
+def test_long_posts_show_a_table_of_contents(client, posts):
+    """Posts with three or more sections list them, linked to their headings."""
+    body = "Intro.\n\n## Setup\n\nx\n\n## Results\n\ny\n\n## What next\n\nz"
+    [long_slug] = posts.create(1, body=body)
+    [short_slug] = posts.create(1, body="Intro.\n\n## Only\n\nx")
+    page = BeautifulSoup(client.get(f"/posts/{long_slug}").get_data(as_text=True), "html.parser")
+    links = page.select("nav.toc a")
+    assert [a.get_text() for a in links] == ["Setup", "Results", "What next"]
+    for link in links:
+        assert page.select_one(".prose").find(id=link["href"][1:]) is not None
+    short = BeautifulSoup(client.get(f"/posts/{short_slug}").get_data(as_text=True), "html.parser")
+    assert short.select_one("nav.toc") is None

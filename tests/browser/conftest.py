@@ -1,0 +1,489 @@
+"""Browser fixtures: one gunicorn on a demo database, one Chromium, a watched page per test."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Request,
+    Response,
+    Route,
+    sync_playwright,
+)
+from playwright.sync_api import Error as PlaywrightError
+
+from tests.conftest import IN_CI
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+CHROMIUM = Path("/usr/bin/chromium")
+AXE_SCRIPT = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+HTMX_SCRIPT = ROOT / "static" / "vendor" / "htmx.min.js"
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+HERE = Path(__file__).resolve().parent
+
+# No network on test machines and nothing to sync: keep Chromium quiet and local.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    # Nothing but the live server resolves, so a stray request can never leave the machine.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+DEFAULT_TIMEOUT_MS = 10_000
+PER_PAGE = 12
+SERVER_START_SECONDS = 30
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test in this folder `browser`, even one whose module forgot to."""
+    for item in items:
+        if HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def require(condition: bool, message: str) -> None:
+    """Fail in CI, skip elsewhere, when something the browser suite needs is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@dataclass
+class LiveServer:
+    """The app served by gunicorn on 127.0.0.1, and the CLI on the same database."""
+
+    url: str
+    env: dict[str, str]
+    log: Path
+
+    def flask(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        """Run `flask --app blog ARGS` against the served database."""
+        return subprocess.run(
+            [str(BIN / "flask"), "--app", "blog", *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The end of the server's log, for failure messages."""
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _must(result: subprocess.CompletedProcess[str], what: str) -> None:
+    """Stop the session with the command's output when a set-up command fails."""
+    if result.returncode != 0:
+        pytest.fail(f"{what} failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+
+
+def _wait_for_address(process: subprocess.Popen[bytes], log: Path) -> str:
+    """Read gunicorn's log until it says where it listens; return that base URL."""
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    pattern = re.compile(r"Listening at: (http://127\.0\.0\.1:\d+)")
+    while time.monotonic() < deadline:
+        found = pattern.search(log.read_text(errors="replace"))
+        if found:
+            return found.group(1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.kill()
+    pytest.fail(f"gunicorn did not start:\n{log.read_text(errors='replace')}", pytrace=False)
+
+
+def _no_control_socket() -> list[str]:
+    """gunicorn's flag to skip its per-user control socket, where this version has one.
+
+    Without it, every gunicorn run by the same user would share one socket path.
+    """
+    from gunicorn.config import KNOWN_SETTINGS
+
+    names = {setting.name for setting in KNOWN_SETTINGS}
+    return ["--no-control-socket"] if "control_socket_disable" in names else []
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One gunicorn for the session, on a fresh SQLite file loaded with the demo posts."""
+    require(HTMX_SCRIPT.exists(), f"{HTMX_SCRIPT.relative_to(ROOT)} is missing: run `make setup`")
+    require(shutil.which("gunicorn", path=str(BIN)) is not None, "gunicorn is not installed")
+    folder = tmp_path_factory.mktemp("live")
+    env = os.environ | {
+        "DATABASE_URL": f"sqlite:///{folder / 'live.sqlite3'}",
+        "SECRET_KEY": "browser-suite-secret",
+    }
+    env.pop("FLASK_DEBUG", None)
+    server = LiveServer(url="", env=env, log=folder / "gunicorn.log")
+    # Every head, like the suite's own schema: branches from parallel work may not be merged yet.
+    _must(server.flask("db", "upgrade", "heads"), "flask db upgrade heads")
+    _must(server.flask("demo", "load"), "flask demo load")
+    with server.log.open("wb") as log:
+        # Port 0: the kernel picks a free port and gunicorn reports it in its log.
+        process = subprocess.Popen(
+            [
+                str(BIN / "gunicorn"),
+                "--workers=2",
+                "--threads=4",
+                "--bind=127.0.0.1:0",
+                "--graceful-timeout=5",
+                *_no_control_socket(),
+                "blog:create_app()",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        server.url = _wait_for_address(process, server.log)
+        yield server
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, shared by the whole session."""
+    require(CHROMIUM.exists(), f"{CHROMIUM} is missing: install Debian's chromium package")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class PageWatch:
+    """Everything that went wrong in the browser during one test."""
+
+    origin: str
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    allowed_statuses: set[int] = field(default_factory=set)
+
+    def expect_status(self, *codes: int) -> None:
+        """Accept responses with these error codes (and the console line Chromium logs for them)."""
+        self.allowed_statuses.update(codes)
+
+    def on_console(self, message: ConsoleMessage) -> None:
+        """Record console errors, except the line for an expected error status."""
+        if message.type != "error":
+            return
+        status = re.search(r"status of (\d{3})", message.text)
+        if status and int(status.group(1)) in self.allowed_statuses:
+            return
+        self.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
+
+    def on_page_error(self, error: PlaywrightError) -> None:
+        """Record uncaught exceptions in the page."""
+        self.console_errors.append(f"uncaught: {error}")
+
+    def on_request(self, request: Request) -> None:
+        """Record any request that leaves the app's origin."""
+        url = request.url
+        if url.startswith(("data:", "blob:", "about:")):
+            return
+        parts = urlsplit(url)
+        if f"{parts.scheme}://{parts.netloc}" != self.origin:
+            self.foreign_requests.append(url)
+
+    def on_request_failed(self, request: Request) -> None:
+        """Record requests that never got a response.
+
+        A navigation cancels the pictures and scripts the old page was still loading
+        (net::ERR_ABORTED): that is the browser tidying up, not a failure. htmx's own
+        requests count even then.
+        """
+        aborted = (request.failure or "").startswith("net::ERR_ABORTED")
+        if aborted and request.resource_type not in ("fetch", "xhr"):
+            return
+        self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
+
+    def on_response(self, response: Response) -> None:
+        """Record error responses that the test did not expect."""
+        if response.status >= 400 and response.status not in self.allowed_statuses:
+            self.failed_requests.append(
+                f"{response.request.method} {response.url}: HTTP {response.status}"
+            )
+
+    def problems(self) -> list[str]:
+        """Every recorded problem, one line each."""
+        return (
+            [f"console error: {line}" for line in self.console_errors]
+            + [f"failed request: {line}" for line in self.failed_requests]
+            + [f"request to another host: {line}" for line in self.foreign_requests]
+        )
+
+    def clear(self) -> None:
+        """Forget what was recorded so far (for a step that provokes errors on purpose)."""
+        self.console_errors.clear()
+        self.failed_requests.clear()
+        self.foreign_requests.clear()
+
+
+@pytest.fixture
+def page_watch(live_server: LiveServer) -> PageWatch:
+    """The problem recorder that every page of this test reports to."""
+    return PageWatch(origin=live_server.url)
+
+
+OpenPage = Callable[..., Page]
+
+
+@pytest.fixture
+def open_page(
+    browser: Browser, live_server: LiveServer, page_watch: PageWatch
+) -> Iterator[OpenPage]:
+    """Open watched pages in fresh contexts (options go to `browser.new_context`).
+
+    At teardown the test fails if any page logged a console error, had a request fail,
+    or asked any host other than the live server for anything.
+    """
+    contexts: list[BrowserContext] = []
+
+    def open_(**options: Any) -> Page:
+        context = browser.new_context(base_url=live_server.url, **options)
+        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+        context.on("request", page_watch.on_request)
+        context.on("requestfailed", page_watch.on_request_failed)
+        context.on("response", page_watch.on_response)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("console", page_watch.on_console)
+        page.on("pageerror", page_watch.on_page_error)
+        return page
+
+    yield open_
+    for context in contexts:
+        # Let the last page finish loading, so its errors are heard; closing then cancels
+        # whatever lazy pictures were still coming, which is not a failure.
+        for page in context.pages:
+            try:
+                page.wait_for_load_state("load", timeout=5_000)
+            except PlaywrightError as error:
+                page_watch.failed_requests.append(f"page never finished loading: {error}")
+        context.remove_listener("requestfailed", page_watch.on_request_failed)
+        context.close()
+    problems = page_watch.problems()
+    if problems:
+        pytest.fail(
+            "The browser reported problems:\n  "
+            + "\n  ".join(problems)
+            + f"\n\nServer log (end):\n{live_server.log_tail()}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def page(open_page: OpenPage) -> Page:
+    """A fresh context and page on the live server, with the CSP in force and JS on."""
+    return open_page()
+
+
+@dataclass(frozen=True)
+class TopicLink:
+    """A topic as the filter shows it."""
+
+    slug: str
+    name: str
+    count: int
+
+
+@dataclass(frozen=True)
+class EditorAccount:
+    """An editor account made with the CLI for the browser suite."""
+
+    email: str
+    password: str
+    name: str
+
+
+@pytest.fixture(scope="session")
+def editor_account(live_server: LiveServer) -> EditorAccount:
+    """One editor account on the served database, made with `flask editors create`."""
+    account = EditorAccount(
+        email="browser-suite@example.com",
+        password="a long passphrase for the browser suite",
+        name="Sam Browser",
+    )
+    result = live_server.flask(
+        "editors",
+        "create",
+        account.email,
+        "--name",
+        account.name,
+        "--password-stdin",
+        input=account.password + "\n",
+    )
+    _must(result, "flask editors create")
+    return account
+
+
+def log_in(page: Page, account: EditorAccount) -> None:
+    """Log in through the login form, as an editor would."""
+    page.goto("/login")
+    page.get_by_label("Email").fill(account.email)
+    page.get_by_label("Password").fill(account.password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda url: urlsplit(url).path != "/login")
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the demo site holds, read from its home page, and the pages worth visiting."""
+
+    total: int
+    topics: list[TopicLink]
+    paths: dict[str, str]
+    account: EditorAccount
+    # Pages behind the login: `visit` logs in first.
+    private: frozenset[str] = frozenset({"editor"})
+
+    @property
+    def biggest_topic(self) -> TopicLink:
+        """The topic with the most posts (it has a "read more" when it has over 12)."""
+        return max(self.topics, key=lambda topic: topic.count)
+
+    def visit(self, page: Page, name: str) -> None:
+        """Open one of the named pages, logging in first when it is private."""
+        if name in self.private:
+            log_in(page, self.account)
+        response = page.goto(self.paths[name])
+        status = response.status if response is not None else None
+        assert status == 200, f"{name} ({self.paths[name]}) answered {status}"
+
+
+@pytest.fixture
+def site(browser: Browser, live_server: LiveServer, editor_account: EditorAccount) -> Site:
+    """Read the site's topics and newest post from its home page, without JavaScript.
+
+    Read afresh for each test: other browser tests publish posts on the same server.
+    """
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        links = page.locator(".topic-filter a")
+        topics = []
+        for index in range(1, links.count()):
+            link = links.nth(index)
+            topics.append(
+                TopicLink(
+                    slug=(link.get_attribute("href") or "").removeprefix("/topics/"),
+                    name=link.evaluate("a => a.firstChild.textContent.trim()"),
+                    count=int(link.locator(".count").inner_text()),
+                )
+            )
+        total = int(links.first.locator(".count").inner_text())
+        post_path = page.locator("#post-list .card-title a").first.get_attribute("href") or ""
+    finally:
+        context.close()
+    assert topics and total > 2 * PER_PAGE, "the demo content should fill several pages"
+    paths = {
+        "home": "/",
+        "topic": f"/topics/{max(topics, key=lambda t: t.count).slug}",
+        "page-2": "/?page=2",
+        "post": post_path,
+        "login": "/login",
+        "editor": "/editor/posts/new",
+    }
+    return Site(total=total, topics=topics, paths=paths, account=editor_account)
+
+
+LISTING_STATE_JS = """() => {
+  const text = (el) => el ? el.textContent.replace(/\\s+/g, " ").trim() : null;
+  const picks = document.querySelector("#picks");
+  return {
+    path: location.pathname + location.search,
+    title: document.title,
+    current: [...document.querySelectorAll('.topic-filter [aria-current="page"]')].map((a) => a.id),
+    heading: text(document.querySelector("#all-posts-label")),
+    counter: text(document.querySelector("#counter")),
+    cards: [...document.querySelectorAll("#post-list .card-title a")].map(text),
+    picks: picks && !picks.hidden ? picks.querySelectorAll(".card").length : 0,
+    more: document.querySelector("#more .read-more")?.getAttribute("href") ?? null,
+  };
+}"""
+
+
+class HeldRequests:
+    """Requests for a URL pattern, kept waiting until the test releases them."""
+
+    def __init__(self, page: Page, pattern: str) -> None:
+        self.page = page
+        self.pattern = pattern
+        self.routes: list[Route] = []
+        page.route(pattern, self._hold)
+
+    def _hold(self, route: Route) -> None:
+        """Keep the request pending."""
+        self.routes.append(route)
+
+    def wait(self, count: int = 1) -> None:
+        """Let Playwright deliver pending route events until `count` requests are held."""
+        for _ in range(50):
+            if len(self.routes) >= count:
+                return
+            self.page.wait_for_timeout(100)
+        pytest.fail(f"fewer than {count} requests for {self.pattern} were made")
+
+    def release(self) -> None:
+        """Stop holding and let every held request through."""
+        for route in self.routes:
+            route.continue_()
+        self.page.unroute(self.pattern, self._hold)
+
+
+def listing_state(page: Page) -> dict[str, Any]:
+    """What a reader sees of a listing: address, current topic, counter, cards, picks, next page."""
+    return page.evaluate(LISTING_STATE_JS)
+
+
+def card_titles(page: Page) -> list[str]:
+    """Titles of the cards in the post list, read through locators (works without JS)."""
+    return [" ".join(t.split()) for t in page.locator("#post-list .card-title a").all_inner_texts()]
+
+
+def counter_text(page: Page) -> str:
+    """The counter's text, whitespace normalised (works without JS)."""
+    return " ".join(page.locator("#counter").inner_text().split())
+
+
+def expected_counter(first: int, last: int, total: int) -> str:
+    """The counter's wording for cards first..last of total (12 a page)."""
+    if total <= PER_PAGE:
+        return f"Showing {total} of {total} post{'s' if total != 1 else ''}"
+    return f"Showing {first}\u2013{last} of {total} posts"

@@ -1,0 +1,107 @@
+"""The page's weight and safety: little JavaScript, one stylesheet, a strict CSP that holds."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import HeldRequests, PageWatch, Site
+
+pytestmark = pytest.mark.browser
+
+# "htmx plus at most a few KB of our own": every other script is ours, under static/js/.
+OWN_SCRIPT_BUDGET = 5 * 1024
+
+
+def static_name(url: str) -> str:
+    """A static file's path under /static/, without its cache-busting query."""
+    return urlsplit(url).path.split("/static/", 1)[-1]
+
+
+def test_scripts_and_styles_are_few(page: Page, site: Site):
+    """Each page loads htmx, a few KB of our own script and one stylesheet; nothing inline."""
+    for name in ("home", "post"):
+        page.goto(site.paths[name])
+        loaded = page.evaluate(
+            """() => ({
+              scripts: [...document.scripts].filter((s) => s.src).map((s) => s.src),
+              styles: [...document.querySelectorAll('link[rel~="stylesheet"]')].map((l) => l.href),
+            })"""
+        )
+        scripts = {static_name(url): url for url in loaded["scripts"]}
+        assert "vendor/htmx.min.js" in scripts and "js/site.js" in scripts, name
+        own = {path: url for path, url in scripts.items() if path != "vendor/htmx.min.js"}
+        assert all(path.startswith("js/") for path in own), f"{name}: {sorted(scripts)}"
+        weight = sum(len(page.request.get(url).body()) for url in own.values())
+        assert weight <= OWN_SCRIPT_BUDGET, f"{name}: our scripts weigh {weight} bytes"
+        assert [static_name(url) for url in loaded["styles"]] == ["css/site.css"], name
+        inline = page.evaluate(
+            # Structured data (application/ld+json) is inert text, not script.
+            "() => [document.querySelectorAll("
+            "'script:not([src]):not([type=\"application/ld+json\"]), style, [style]').length,"
+            " [...document.querySelectorAll('*')].some((el) =>"
+            " [...el.attributes].some((a) => a.name.startsWith('on')))]"
+        )
+        assert inline == [0, False], f"{name} has inline script or style: {inline}"
+
+
+def test_content_security_policy_blocks_inline_script(page: Page, page_watch: PageWatch):
+    """The CSP is sent, allows no inline script, and Chromium enforces it."""
+    response = page.goto("/")
+    assert response is not None
+    policy = response.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["script-src"] == "'self'" and "unsafe-inline" not in policy
+    blocked = page.evaluate(
+        """() => new Promise((resolve) => {
+          document.addEventListener("securitypolicyviolation",
+            (e) => resolve({ran: window.inlineRan === true, directive: e.effectiveDirective}));
+          const script = document.createElement("script");
+          script.textContent = "window.inlineRan = true";
+          document.body.append(script);
+        })"""
+    )
+    assert blocked == {"ran": False, "directive": "script-src-elem"}
+    # Chromium logs the refusal as a console error: that one was provoked on purpose.
+    assert any("Content Security Policy" in line for line in page_watch.console_errors)
+    page_watch.clear()
+
+
+def test_htmx_runs_under_the_policy(page: Page):
+    """htmx is configured by its meta tag and its request indicator is styled by site.css."""
+    page.goto("/")
+    config = page.evaluate(
+        "() => ({version: htmx.version, eval: htmx.config.allowEval,"
+        " styles: htmx.config.includeIndicatorStyles, self: htmx.config.selfRequestsOnly})"
+    )
+    assert config["version"].startswith("2.")
+    assert config == config | {"eval": False, "styles": False, "self": True}
+    held = HeldRequests(page, "**/?page=2")
+    more = page.locator("#more .read-more")
+    more.click()
+    # While the request is out, the control is dimmed by the stylesheet's indicator rule.
+    expect(more).to_have_class("read-more htmx-request")
+    expect(more).to_have_css("opacity", "0.6")
+    held.wait()
+    held.release()
+    expect(page.locator("#post-list .card")).to_have_count(24)
+
+
+def test_the_watch_catches_what_it_guards(open_page, page_watch: PageWatch, live_server):
+    """The per-test watch really records error responses and requests to other hosts."""
+    page = open_page(bypass_csp=True)
+    page.goto("/")
+    page.evaluate(
+        """() => new Promise((resolve) => {
+          const img = new Image();
+          img.onerror = img.onload = resolve;
+          img.src = "http://elsewhere.invalid/pixel.png";
+        })"""
+    )
+    page.evaluate("() => fetch('/no-such-page')")
+    assert page_watch.foreign_requests == ["http://elsewhere.invalid/pixel.png"]
+    assert f"GET {live_server.url}/no-such-page: HTTP 404" in page_watch.failed_requests
+    assert any("404" in line for line in page_watch.console_errors)
+    page_watch.clear()
