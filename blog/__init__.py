@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from blog.config import DEV_SECRET_KEY, INSTANCE_DIR, Config
 
@@ -30,16 +31,46 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = DEV_SECRET_KEY
     INSTANCE_DIR.mkdir(exist_ok=True)
 
-    from blog import art, cli, errors, public, security, templating
+    from blog import (
+        art,
+        auth,
+        caching,
+        cli,
+        database,
+        editor,
+        errors,
+        feeds,
+        images,
+        public,
+        search,
+        security,
+        seo,
+        templating,
+    )
     from blog.extensions import db, htmx, migrate
 
     db.init_app(app)
-    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    database.init_app(app)
+    # The search index is made by its migration, not by models: keep it out of autogenerate.
+    migrate.init_app(
+        app, db, directory=str(ROOT / "migrations"), include_object=search.include_object
+    )
     htmx.init_app(app)
     templating.init_app(app)
     security.init_app(app)
     errors.init_app(app)
     cli.init_app(app)
+    caching.init_app(app)
+    seo.init_app(app)
     app.register_blueprint(public.bp)
     app.register_blueprint(art.bp)
+    app.register_blueprint(feeds.bp)
+    app.register_blueprint(seo.bp)
+    app.register_blueprint(search.bp)
+    auth.init_app(app)
+    editor.init_app(app)
+    app.register_blueprint(images.bp)
+    if app.config["TRUSTED_PROXIES"]:
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     return app

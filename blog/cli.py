@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from flask import Flask
 from flask.cli import AppGroup
 
+from blog.accounts_cli import editors
 from blog.extensions import db
 from blog.models import Post, utcnow
 
@@ -70,5 +71,10 @@ def posts_rerender(batch_size: int, everything: bool) -> None:
 
 def init_app(app: Flask) -> None:
     """Attach the command groups to the app's CLI."""
+    from blog import transfer
+
+    posts.add_command(transfer.import_command, "import")
+    posts.add_command(transfer.export_command, "export")
     app.cli.add_command(demo)
     app.cli.add_command(posts)
+    app.cli.add_command(editors)

@@ -14,6 +14,22 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(name) or default
 
 
+def _env_bytes(name: str, default: int) -> int:
+    """Return a positive size in bytes from the environment, or refuse to start."""
+    raw = _env(name, str(default))
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
+        raise RuntimeError(f"{name} must be a positive whole number of bytes, not {raw!r}.")
+    return int(raw)
+
+
+def _env_int(name: str, default: int, low: int, high: int) -> int:
+    """Return a whole number between `low` and `high` from the environment, or refuse to start."""
+    raw = _env(name, str(default))
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
+        raise RuntimeError(f"{name} must be a whole number from {low} to {high}, not {raw!r}.")
+    return int(raw)
+
+
 def database_url() -> str:
     """The SQLAlchemy URL: DATABASE_URL, or the SQLite file under instance/."""
     url = _env("DATABASE_URL", f"sqlite:///{INSTANCE_DIR / 'fieldnotes.sqlite3'}")
@@ -44,7 +60,43 @@ class Config:
     # Add rel="nofollow" to links in post bodies that leave the site.
     LINK_NOFOLLOW = _env("LINK_NOFOLLOW", "0").lower() in {"1", "true", "yes", "on"}
 
+    # How many reverse proxies sit in front of the app: their X-Forwarded-For/-Proto headers
+    # are trusted for the client address (login rate limits) and the scheme (secure cookies).
+    TRUSTED_PROXIES = _env_int("TRUSTED_PROXIES", 0, 0, 10)
+
     POSTS_PER_PAGE = 12
     PICKS_COUNT = 4
     # Query strings longer than this are refused with 414 before any view runs.
     MAX_QUERY_STRING = 2048
+
+    # Editors' session cookie: out of scripts' reach, not sent on cross-site posts, and
+    # HTTPS-only; None means "Secure unless in debug mode" (settled in blog/auth.py).
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SAMESITE = "Lax"
+    SESSION_COOKIE_SECURE: bool | None = None
+    # CSRF tokens last as long as the session, so a long writing session can still save.
+    WTF_CSRF_TIME_LIMIT = None
+
+    # Failed logins allowed per account and per address (Flask-Limiter's notation).
+    LOGIN_RATE_LIMIT = _env("LOGIN_RATE_LIMIT", "5 per minute")
+    RATELIMIT_STORAGE_URI = _env("RATELIMIT_STORAGE_URI", "memory://")
+    RATELIMIT_STRATEGY = "moving-window"
+    RATELIMIT_HEADERS_ENABLED = True
+
+    # Uploaded illustrations: the largest file accepted, and the request size around it.
+    MAX_IMAGE_BYTES = _env_bytes("MAX_IMAGE_BYTES", 5 * 1024 * 1024)
+    MAX_CONTENT_LENGTH = MAX_IMAGE_BYTES + 1024 * 1024
+
+    # Public address of the blog's home page: every absolute URL (feeds, sitemap, canonical,
+    # OpenGraph) is built on it, never on the request's Host header.
+    SITE_URL = _env("SITE_URL", "http://127.0.0.1:5000")
+    # How long browsers and shared caches may keep a public page, then serve it stale while
+    # they revalidate it in the background (seconds).
+    CACHE_MAX_AGE = _env_int("CACHE_MAX_AGE", 60, 0, 31_536_000)
+    CACHE_STALE = _env_int("CACHE_STALE", 300, 0, 31_536_000)
+    # Response compression (Flask-Compress): brotli when the client takes it, else gzip, at
+    # moderate levels that keep compression cheap per request.
+    COMPRESS_ALGORITHM = ["br", "gzip"]
+    COMPRESS_ALGORITHM_STREAMING = ["br", "gzip"]
+    COMPRESS_BR_LEVEL = _env_int("COMPRESS_BR_LEVEL", 4, 0, 11)
+    COMPRESS_LEVEL = _env_int("COMPRESS_GZIP_LEVEL", 5, 1, 9)

@@ -1,17 +1,24 @@
-"""Connection settings for the embedded SQLite store."""
+"""Connection settings for the embedded SQLite store, and the start of write transactions."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import sqlalchemy as sa
+from flask import Flask, request
+
+from blog.extensions import db
+
+WRITE_OPTION = "fieldnotes_write"
 
 
 @sa.event.listens_for(sa.Engine, "connect")
 def _configure_sqlite(dbapi_connection: object, _record: object) -> None:
-    """Enforce foreign keys and let concurrent readers and writers wait instead of failing."""
+    """Enforce foreign keys, use WAL, and let waiting writers wait instead of failing."""
     if not isinstance(dbapi_connection, sqlite3.Connection):
         return
+    # SQLAlchemy emits BEGIN itself (below), so writers can take the write lock up front.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=10000")
@@ -19,3 +26,29 @@ def _configure_sqlite(dbapi_connection: object, _record: object) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+@sa.event.listens_for(sa.Engine, "begin")
+def _begin_sqlite(connection: sa.Connection) -> None:
+    """Start SQLite transactions: IMMEDIATE for writers, so concurrent writers queue on the
+    busy timeout instead of failing with "database is locked" when a read turns into a write."""
+    if connection.dialect.name != "sqlite":
+        return
+    immediate = connection.get_execution_options().get(WRITE_OPTION, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def begin_write() -> None:
+    """Open the session's transaction as a write transaction (call before any query)."""
+    db.session.connection(execution_options={WRITE_OPTION: True})
+
+
+def _writes_take_the_lock_first() -> None:
+    """Requests that change things start their transaction as writers."""
+    if request.method not in {"GET", "HEAD", "OPTIONS"}:
+        begin_write()
+
+
+def init_app(app: Flask) -> None:
+    """Make every state-changing request a write transaction from its first statement."""
+    app.before_request(_writes_take_the_lock_first)

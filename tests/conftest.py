@@ -144,7 +144,8 @@ def count_queries(app: Flask) -> Iterator[list[str]]:
     statements: list[str] = []
 
     def record(conn, cursor, statement, parameters, context, executemany) -> None:
-        statements.append(statement)
+        if statement.split(None, 1)[0].upper() not in {"BEGIN", "COMMIT", "ROLLBACK"}:
+            statements.append(statement)
 
     with app.app_context():
         engine = db.engine

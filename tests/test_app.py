@@ -6,7 +6,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from blog import create_app
+from blog import create_app, search
 from blog.extensions import db
 
 
@@ -32,7 +32,10 @@ def test_database_url_defaults_to_sqlite_under_instance(monkeypatch):
 def test_migrations_build_exactly_the_models(app):
     """The schema `db upgrade` builds matches the models: nothing missing, nothing extra."""
     with app.app_context(), db.engine.connect() as connection:
-        diff = compare_metadata(MigrationContext.configure(connection), db.metadata)
+        context = MigrationContext.configure(
+            connection, opts={"include_object": search.include_object}
+        )
+        diff = compare_metadata(context, db.metadata)
     assert diff == []
 
 
@@ -60,3 +63,30 @@ def test_unexpected_errors_show_a_plain_500_page(database_url):
     body = response.get_data(as_text=True)
     assert "secret detail" not in body and "Traceback" not in body
     assert "Something went wrong" in body
+
+
+def test_trusted_proxies_decide_the_client_address(database_url):
+    """Forwarded headers count only when a proxy is configured in front of the app."""
+    seen = {}
+
+    def build(proxies: int):
+        app = create_app(
+            {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url, "TRUSTED_PROXIES": proxies}
+        )
+
+        @app.get("/__who")
+        def who():
+            from flask import request
+
+            seen[proxies] = request.remote_addr
+            return ""
+
+        return app
+
+    for proxies in (0, 1):
+        build(proxies).test_client().get(
+            "/__who",
+            headers={"X-Forwarded-For": "203.0.113.9"},
+            environ_base={"REMOTE_ADDR": "10.0.0.1"},
+        )
+    assert seen == {0: "10.0.0.1", 1: "203.0.113.9"}
