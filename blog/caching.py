@@ -1,8 +1,9 @@
 """HTTP caching: the data version, validators, 304s, Cache-Control rules and static URLs.
 
 Every write to reader-visible rows bumps one counter (`site_state.version`) in the writing
-transaction, so all server processes agree on it. Validators combine that counter with the
-newest live publish date, because a scheduled post goes live with no write at all.
+transaction, so all server processes agree on it. The same row keeps the live post count and
+the next scheduled publish time, refreshed once per writing transaction; the first request
+after a scheduled post's time moves the version on, so a page that shows it is never stale.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from flask_sqlalchemy.session import Session as AppSession
 from werkzeug.http import is_resource_modified
 from werkzeug.security import safe_join
 
+from blog.database import WRITE_OPTION
 from blog.extensions import db
-from blog.listing import live
-from blog.models import Post, SiteState, utcnow
+from blog.models import PUBLISHED, Post, SiteState, utcnow
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -99,10 +100,31 @@ def _touches_watched(session: so.Session) -> bool:
     )
 
 
+CHANGED = "fieldnotes_changed"  # session.info flag: this transaction wrote watched rows
+
+
+def _refresh_statement(now: datetime) -> sa.Executable:
+    """Recount live posts and find the next scheduled publish time, on the state row."""
+    published = Post.status == PUBLISHED
+    return (
+        sa.update(SiteState.__table__)
+        .where(SiteState.__table__.c.id == 1)
+        .values(
+            live_count=sa.select(sa.func.count(Post.id))
+            .where(published, Post.published_at <= now)
+            .scalar_subquery(),
+            next_publish_at=sa.select(sa.func.min(Post.published_at))
+            .where(published, Post.published_at > now)
+            .scalar_subquery(),
+        )
+    )
+
+
 def _before_flush(session: so.Session, _context: object, _instances: object) -> None:
     """Bump the version before the flush writes, so the row lock is always taken first."""
     if _touches_watched(session):
         bump(session)
+        session.info[CHANGED] = True
 
 
 def _on_execute(state: so.ORMExecuteState) -> None:
@@ -112,6 +134,19 @@ def _on_execute(state: so.ORMExecuteState) -> None:
     table = getattr(state.statement, "table", None)
     if getattr(table, "name", None) in WATCHED_TABLES:
         bump(state.session)
+        state.session.info[CHANGED] = True
+
+
+def _before_commit(session: so.Session) -> None:
+    """Once per writing transaction, bring the live count and next publish time up to date."""
+    if session.info.pop(CHANGED, False):
+        session.flush()
+        session.connection().execute(_refresh_statement(utcnow()))
+
+
+def _forget_changes(session: so.Session, *_args: object) -> None:
+    """A rolled-back transaction wrote nothing."""
+    session.info.pop(CHANGED, None)
 
 
 def _listen_once(target: Any, name: str, fn: Any) -> None:
@@ -128,32 +163,50 @@ def data_version() -> int:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What every cached response depends on, read in one statement."""
+    """What every cached response depends on, read from the state row in one statement."""
 
     version: int
     changed_at: datetime | None
-    newest_live: datetime | None
     live_count: int
 
     @property
     def last_modified(self) -> datetime | None:
-        """The later of the last write and the newest live publish date."""
-        moments = [m for m in (self.changed_at, self.newest_live) if m is not None]
-        return max(moments) if moments else None
+        """When readers' view of the blog last changed."""
+        return self.changed_at
+
+
+def _read_state() -> tuple[int, datetime | None, int, datetime | None]:
+    """The state row's version, last change, live count and next scheduled publish time."""
+    table = SiteState.__table__.c
+    query = sa.select(table.version, table.changed_at, table.live_count, table.next_publish_at)
+    row = db.session.execute(query.where(table.id == 1)).first()
+    return tuple(row) if row else (0, None, 0, None)  # type: ignore[return-value]
+
+
+def _publish_due_posts(due: datetime) -> None:
+    """A scheduled post's time has come: move the version on, once, whichever process notices."""
+    now = utcnow()
+    table = SiteState.__table__
+    with db.engine.connect() as connection:
+        connection = connection.execution_options(**{WRITE_OPTION: True})
+        with connection.begin():
+            moved = connection.execute(
+                sa.update(table)
+                .where(table.c.id == 1, table.c.next_publish_at == due)
+                .values(version=table.c.version + 1, changed_at=due)
+            )
+            if moved.rowcount:
+                connection.execute(_refresh_statement(now))
+    db.session.rollback()  # end any read transaction begun before, so the next read sees it
 
 
 def snapshot() -> Snapshot:
-    """Read the version, last write, newest live publish date and live post count at once."""
-    state = SiteState.__table__.c
-    by_id = SiteState.__table__.c.id == 1
-    query = sa.select(
-        sa.select(state.version).where(by_id).scalar_subquery(),
-        sa.select(state.changed_at).where(by_id).scalar_subquery(),
-        sa.func.max(Post.published_at),
-        sa.func.count(Post.id),
-    ).where(live())
-    version, changed_at, newest, count = db.session.execute(query).one()
-    return Snapshot(version or 0, changed_at, newest, count or 0)
+    """Read the state row (one primary-key read); publish due scheduled posts first."""
+    version, changed_at, live_count, next_publish_at = _read_state()
+    if next_publish_at is not None and next_publish_at <= utcnow():
+        _publish_due_posts(next_publish_at)
+        version, changed_at, live_count, _ = _read_state()
+    return Snapshot(version, changed_at, live_count)
 
 
 # --- Validators and conditional responses ------------------------------------------------
@@ -245,9 +298,8 @@ def validator(*parts: object, state: Snapshot | None = None) -> Validator:
         build_token(current_app),
         _settings_key(),
         state.version,
+        # With the version, the time of the last change tells a recreated database apart.
         state.changed_at.isoformat() if state.changed_at else "",
-        state.newest_live.isoformat() if state.newest_live else "",
-        state.live_count,
         _viewer_key(),
         parts,
     )
@@ -404,6 +456,8 @@ def init_app(app: Flask) -> None:
     """Attach the version bump, the caching rules, hashed static URLs and compression."""
     _listen_once(AppSession, "before_flush", _before_flush)
     _listen_once(AppSession, "do_orm_execute", _on_execute)
+    _listen_once(AppSession, "before_commit", _before_commit)
+    _listen_once(AppSession, "after_soft_rollback", _forget_changes)
     app.url_defaults(_hash_static_urls)
     app.after_request(cache_rules)
     # One Compress per app: it keeps its settings on itself, so a shared one would let the

@@ -96,6 +96,10 @@ class Config:
     CACHE_STALE = _env_int("CACHE_STALE", 300, 0, 31_536_000)
     # Response compression (Flask-Compress): brotli when the client takes it, else gzip, at
     # moderate levels that keep compression cheap per request.
+    # Rendered public pages kept per process until the next write (PAGE_CACHE=off turns it
+    # off); kept pages are compressed once, so at a higher brotli level than live responses.
+    PAGE_CACHE = _env("PAGE_CACHE", "on").lower() not in {"0", "off", "false", "no"}
+    PAGE_CACHE_BR_LEVEL = _env_int("PAGE_CACHE_BR_LEVEL", 9, 0, 11)
     COMPRESS_ALGORITHM = ["br", "gzip"]
     COMPRESS_ALGORITHM_STREAMING = ["br", "gzip"]
     COMPRESS_BR_LEVEL = _env_int("COMPRESS_BR_LEVEL", 4, 0, 11)

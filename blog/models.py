@@ -170,6 +170,10 @@ class SiteState(db.Model):
     id: so.Mapped[int] = so.mapped_column(primary_key=True)
     version: so.Mapped[int] = so.mapped_column(sa.BigInteger, default=1)
     changed_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    # Kept current by every write (blog/caching.py) so readers never count posts: how many
+    # posts are live, and when the next scheduled one goes live (the version moves then too).
+    live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
+    next_publish_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
 
 
 class SlugRedirect(db.Model):

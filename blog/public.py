@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from flask import (
     Blueprint,
     abort,
@@ -14,7 +16,7 @@ from flask import (
 )
 from flask.wrappers import Response
 
-from blog import caching, htmx, listing, seo, store
+from blog import caching, htmx, listing, pagecache, seo, store
 from blog.models import Topic
 
 bp = Blueprint("public", __name__)
@@ -34,6 +36,17 @@ def _page_number() -> int:
     return number
 
 
+def _kept_or_rendered(
+    check: caching.Validator, render: Callable[[], Response], vary: Iterable[str] = ()
+) -> Response:
+    """The page kept for this validator, or a fresh render that is then kept."""
+    response = pagecache.get(check)
+    if response is None:
+        response = pagecache.put(check, render())
+    response.vary.update(vary)
+    return caching.cacheable(response, check, personal=True)
+
+
 def _listing(topic_slug: str | None) -> Response:
     """Render the listing for all topics or for one, at the requested page."""
     number = _page_number()
@@ -43,34 +56,38 @@ def _listing(topic_slug: str | None) -> Response:
     early = caching.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:
         return early
-    counts = listing.topic_counts()
-    total = check.state.live_count
-    topic: Topic | None = None
-    topic_total = total
-    if topic_slug is not None:
-        match = next((c for c in counts if c.topic.slug == topic_slug), None)
-        if match is None:
-            abort(404, description="There is no topic by that name.")
-        topic, topic_total = match.topic, match.count
-    per_page = current_app.config["POSTS_PER_PAGE"]
-    if number > listing.last_page(topic_total, per_page):
-        abort(404, description="That page is past the end of the list.")
-    # Featured and picks sit outside the swapped regions: load them only when shown.
-    wants_picks = topic is None and block in (None, "all_posts")
-    page = listing.page_of_posts(topic, number, per_page, topic_total)
-    featured = listing.featured_post() if block is None else None
-    response = htmx.render(
-        "public/listing.html",
-        block,
-        topic=topic,
-        page=page,
-        counts=counts,
-        total=total,
-        featured=featured,
-        picks=listing.editors_picks(current_app.config["PICKS_COUNT"]) if wants_picks else [],
-        meta=seo.listing_meta(topic, page, featured) if block is None else None,
-    )
-    return caching.cacheable(response, check, personal=True)
+
+    def render() -> Response:
+        counts = listing.topic_counts()
+        total = check.state.live_count
+        topic: Topic | None = None
+        topic_total = total
+        if topic_slug is not None:
+            match = next((c for c in counts if c.topic.slug == topic_slug), None)
+            if match is None:
+                abort(404, description="There is no topic by that name.")
+            topic, topic_total = match.topic, match.count
+        per_page = current_app.config["POSTS_PER_PAGE"]
+        if number > listing.last_page(topic_total, per_page):
+            abort(404, description="That page is past the end of the list.")
+        # Featured and picks sit outside the swapped regions: load them only when shown.
+        wants_picks = topic is None and block in (None, "all_posts")
+        page = listing.page_of_posts(topic, number, per_page, topic_total)
+        featured = listing.featured_post() if block is None else None
+        picks = listing.editors_picks(current_app.config["PICKS_COUNT"]) if wants_picks else []
+        return htmx.render(
+            "public/listing.html",
+            block,
+            topic=topic,
+            page=page,
+            counts=counts,
+            total=total,
+            featured=featured,
+            picks=picks,
+            meta=seo.listing_meta(topic, page, featured) if block is None else None,
+        )
+
+    return _kept_or_rendered(check, render, htmx.VARY)
 
 
 @bp.get("/")
@@ -92,11 +109,15 @@ def post(slug: str) -> Response:
     early = caching.not_modified(check, personal=True)
     if early is not None:
         return early
-    found = listing.post_by_slug(slug)
-    if found is None:
-        current = store.current_slug_for(slug)
-        if current is not None and current != slug:  # a renamed post keeps its old address
-            return redirect(url_for("public.post", slug=current), 301)
-        abort(404, description="There is no post at this address.")
-    body = render_template("public/post.html", post=found, meta=seo.post_meta(found))
-    return caching.cacheable(make_response(body), check, personal=True)
+
+    def render() -> Response:
+        found = listing.post_by_slug(slug)
+        if found is None:
+            current = store.current_slug_for(slug)
+            if current is not None and current != slug:  # a renamed post keeps its address
+                return redirect(url_for("public.post", slug=current), 301)
+            abort(404, description="There is no post at this address.")
+        body = render_template("public/post.html", post=found, meta=seo.post_meta(found))
+        return make_response(body)
+
+    return _kept_or_rendered(check, render)

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
-from blog import create_app, store
+from blog import create_app, pagecache, store
 from blog.extensions import db
 from blog.models import Post, Topic, utcnow
 
@@ -75,6 +75,7 @@ def _empty_tables(request: pytest.FixtureRequest) -> Iterator[None]:
     if "app" not in request.fixturenames:
         return
     app: Flask = request.getfixturevalue("app")
+    pagecache.clear()
     with app.app_context():
         db.session.remove()
         with db.engine.begin() as connection:

@@ -16,7 +16,7 @@ from flask import Blueprint, Flask, make_response, session
 from blog import caching, store
 from blog.caching import data_version
 from blog.extensions import db
-from blog.models import Post, utcnow
+from blog.models import Post, SiteState, utcnow
 from tests.conftest import count_queries
 
 HTMX_TOPIC = {"HX-Request": "true", "HX-Target": "all-posts"}
@@ -227,14 +227,16 @@ def test_every_commit_that_touches_posts_bumps_the_version(app, posts):
 
 
 def _make_live_without_a_write(app: Flask, slug: str) -> None:
-    """Move a post's publish time into the past behind the app's back (no version bump)."""
+    """Let the clock pass a scheduled post's time, behind the app's back (no version bump).
+
+    Moving the post's time and the state row's record of it back by the same amount is what
+    the passing of time looks like to the database.
+    """
+    due = utcnow() - timedelta(seconds=1)
     with app.app_context(), db.engine.begin() as connection:
-        posts = Post.__table__
-        connection.execute(
-            posts.update()
-            .where(posts.c.slug == slug)
-            .values(published_at=utcnow() - timedelta(seconds=1))
-        )
+        posts, state = Post.__table__, SiteState.__table__
+        connection.execute(posts.update().where(posts.c.slug == slug).values(published_at=due))
+        connection.execute(state.update().values(next_publish_at=due))
 
 
 @pytest.mark.parametrize("name", ["home", "topic", "feed", "topic_feed", "sitemap"])
