@@ -25,9 +25,10 @@ from flask_sqlalchemy.session import Session as AppSession
 from werkzeug.http import is_resource_modified
 from werkzeug.security import safe_join
 
+from blog import listing
 from blog.database import WRITE_OPTION
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, SiteState, utcnow
+from blog.models import SiteState, utcnow
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -103,21 +104,10 @@ def _touches_watched(session: so.Session) -> bool:
 CHANGED = "fieldnotes_changed"  # session.info flag: this transaction wrote watched rows
 
 
-def _refresh_statement(now: datetime) -> sa.Executable:
-    """Recount live posts and find the next scheduled publish time, on the state row."""
-    published = Post.status == PUBLISHED
-    return (
-        sa.update(SiteState.__table__)
-        .where(SiteState.__table__.c.id == 1)
-        .values(
-            live_count=sa.select(sa.func.count(Post.id))
-            .where(published, Post.published_at <= now)
-            .scalar_subquery(),
-            next_publish_at=sa.select(sa.func.min(Post.published_at))
-            .where(published, Post.published_at > now)
-            .scalar_subquery(),
-        )
-    )
+def _refresh(connection: sa.Connection) -> None:
+    """Bring the kept counts, featured post, picks and page anchors up to date."""
+    config = current_app.config
+    listing.refresh(connection, utcnow(), config["POSTS_PER_PAGE"], config["PICKS_COUNT"])
 
 
 def _before_flush(session: so.Session, _context: object, _instances: object) -> None:
@@ -139,9 +129,9 @@ def _on_execute(state: so.ORMExecuteState) -> None:
 
 def _before_commit(session: so.Session) -> None:
     """Once per writing transaction, bring the live count and next publish time up to date."""
+    session.flush()  # commit flushes after this hook runs; the flush may be what changes
     if session.info.pop(CHANGED, False):
-        session.flush()
-        session.connection().execute(_refresh_statement(utcnow()))
+        _refresh(session.connection())
 
 
 def _forget_changes(session: so.Session, *_args: object) -> None:
@@ -168,6 +158,8 @@ class Snapshot:
     version: int
     changed_at: datetime | None
     live_count: int
+    featured_id: int | None = None
+    pick_ids: tuple[int, ...] = ()
 
     @property
     def last_modified(self) -> datetime | None:
@@ -175,15 +167,26 @@ class Snapshot:
         return self.changed_at
 
 
-def _read_state() -> tuple[int, datetime | None, int, datetime | None]:
-    """The state row's version, last change, live count and next scheduled publish time."""
+def _read_state() -> tuple[Snapshot, datetime | None]:
+    """The state row, and the next scheduled publish time it records."""
     table = SiteState.__table__.c
-    query = sa.select(table.version, table.changed_at, table.live_count, table.next_publish_at)
-    row = db.session.execute(query.where(table.id == 1)).first()
-    return tuple(row) if row else (0, None, 0, None)  # type: ignore[return-value]
+    query = sa.select(
+        table.version,
+        table.changed_at,
+        table.live_count,
+        table.featured_id,
+        table.pick_ids,
+        table.next_publish_at,
+    ).where(table.id == 1)
+    row = db.session.execute(query).first()
+    if row is None:
+        return Snapshot(0, None, 0), None
+    version, changed_at, live_count, featured_id, pick_ids, next_publish_at = row
+    picks = tuple(int(i) for i in (pick_ids or "").split(",") if i)
+    return Snapshot(version, changed_at, live_count, featured_id, picks), next_publish_at
 
 
-def _publish_due_posts(due: datetime) -> None:
+def _publish_due_posts() -> None:
     """A scheduled post's time has come: move the version on, once, whichever process notices."""
     now = utcnow()
     table = SiteState.__table__
@@ -192,21 +195,21 @@ def _publish_due_posts(due: datetime) -> None:
         with connection.begin():
             moved = connection.execute(
                 sa.update(table)
-                .where(table.c.id == 1, table.c.next_publish_at == due)
-                .values(version=table.c.version + 1, changed_at=due)
+                .where(table.c.id == 1, table.c.next_publish_at <= now)
+                .values(version=table.c.version + 1, changed_at=now)
             )
             if moved.rowcount:
-                connection.execute(_refresh_statement(now))
+                _refresh(connection)
     db.session.rollback()  # end any read transaction begun before, so the next read sees it
 
 
 def snapshot() -> Snapshot:
     """Read the state row (one primary-key read); publish due scheduled posts first."""
-    version, changed_at, live_count, next_publish_at = _read_state()
+    state, next_publish_at = _read_state()
     if next_publish_at is not None and next_publish_at <= utcnow():
-        _publish_due_posts(next_publish_at)
-        version, changed_at, live_count, _ = _read_state()
-    return Snapshot(version, changed_at, live_count)
+        _publish_due_posts()
+        state, _ = _read_state()
+    return state
 
 
 # --- Validators and conditional responses ------------------------------------------------

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 import sqlalchemy.orm as so
 
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, PostTopic, Topic, utcnow
+from blog.models import PUBLISHED, ListingAnchor, Post, PostTopic, SiteState, Topic, utcnow
 
 # Cards show these columns only; bodies stay in the database.
 CARD_COLUMNS = (
@@ -84,35 +84,10 @@ def _newest(query: sa.Select) -> sa.Select:
     return query.order_by(Post.published_at.desc(), Post.id.desc())
 
 
-def featured_post() -> Post | None:
-    """The newest live post flagged as featured."""
-    query = _newest(_cards().where(live(), Post.featured.is_(True))).limit(1)
-    return db.session.scalars(query).first()
-
-
-def editors_picks(limit: int) -> list[Post]:
-    """The newest live posts flagged as editor's picks."""
-    query = _newest(_cards().where(live(), Post.editors_pick.is_(True))).limit(limit)
-    return list(db.session.scalars(query))
-
-
 def topic_counts() -> list[TopicCount]:
-    """Every topic that has live posts, in filter order, with its count."""
-    count = sa.func.count(PostTopic.post_id)
-    query = (
-        sa.select(Topic, count)
-        .join(PostTopic, PostTopic.topic_id == Topic.id)
-        .join(Post, Post.id == PostTopic.post_id)
-        .where(live())
-        .group_by(Topic.id)
-        .order_by(Topic.position, Topic.name)
-    )
-    return [TopicCount(topic, n) for topic, n in db.session.execute(query)]
-
-
-def live_count() -> int:
-    """How many posts a reader can see."""
-    return db.session.scalar(sa.select(sa.func.count(Post.id)).where(live())) or 0
+    """Every topic that has live posts, in filter order, with its kept count."""
+    query = sa.select(Topic).where(Topic.live_count > 0).order_by(Topic.position, Topic.name)
+    return [TopicCount(topic, topic.live_count) for topic in db.session.scalars(query)]
 
 
 def last_page(total: int, per_page: int) -> int:
@@ -120,15 +95,127 @@ def last_page(total: int, per_page: int) -> int:
     return max(1, math.ceil(total / per_page))
 
 
-def page_of_posts(topic: Topic | None, number: int, per_page: int, total: int) -> Page:
-    """Cards for one page of the listing, newest first; `total` is the listing's size."""
-    query = _cards().where(live())
+@dataclass(frozen=True)
+class Listing:
+    """What a listing page shows: its page of cards, and the home page's featured and picks."""
+
+    page: Page
+    featured: Post | None
+    picks: list[Post]
+
+
+def _in_topic(topic_id: int) -> sa.ColumnElement[bool]:
+    """Posts that carry the topic."""
+    return Post.id.in_(sa.select(PostTopic.post_id).where(PostTopic.topic_id == topic_id))
+
+
+def _page_ids(topic: Topic | None, number: int, per_page: int) -> sa.Select:
+    """Ids of one page's posts: an index seek from the page's anchor, never an OFFSET."""
+    anchor = ListingAnchor.__table__.c
+    at = sa.and_(anchor.topic_id == (topic.id if topic else 0), anchor.page == number)
+    anchor_time = sa.select(anchor.published_at).where(at).scalar_subquery()
+    anchor_id = sa.select(anchor.post_id).where(at).scalar_subquery()
+    query = sa.select(Post.id).where(
+        live(),
+        sa.or_(
+            Post.published_at < anchor_time,
+            sa.and_(Post.published_at == anchor_time, Post.id <= anchor_id),
+        ),
+    )
     if topic is not None:
-        query = query.where(
-            Post.id.in_(sa.select(PostTopic.post_id).where(PostTopic.topic_id == topic.id))
-        )
-    query = _newest(query).limit(per_page).offset((number - 1) * per_page)
-    return Page(list(db.session.scalars(query)), number, per_page, total)
+        query = query.where(_in_topic(topic.id))
+    return _newest(query).limit(per_page)
+
+
+def listing_page(
+    topic: Topic | None,
+    number: int,
+    per_page: int,
+    total: int,
+    shown_ids: tuple[int, ...] = (),
+) -> Listing:
+    """One page of cards plus the posts in `shown_ids` (featured, picks), in one statement."""
+    page_ids = _page_ids(topic, number, per_page)
+    on_page = Post.id.in_(page_ids).label("on_page")
+    wanted = Post.id.in_(page_ids)
+    if shown_ids:
+        wanted = sa.or_(wanted, Post.id.in_(shown_ids))
+    rows = db.session.execute(_newest(_cards().add_columns(on_page).where(wanted))).all()
+    by_id = {post.id: post for post, _ in rows}
+    cards = [post for post, listed in rows if listed]
+    featured = by_id.get(shown_ids[0]) if shown_ids else None
+    picks = [by_id[i] for i in shown_ids[1:] if i in by_id]
+    return Listing(Page(cards, number, per_page, total), featured, picks)
+
+
+# --- Keeping the listing's counts and anchors current -------------------------------------
+
+
+def _numbered(query: sa.Select, partition: sa.ColumnElement | None = None) -> sa.Subquery:
+    """Live posts numbered newest first (within each partition)."""
+    number = sa.func.row_number().over(
+        partition_by=partition, order_by=(Post.published_at.desc(), Post.id.desc())
+    )
+    return query.add_columns(number.label("n")).subquery()
+
+
+def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int) -> None:
+    """Rebuild the kept counts, featured post, picks and page anchors as of `now`.
+
+    Run on the writer's connection inside every writing transaction (blog/caching.py), so
+    readers never count posts or skip over pages.
+    """
+    published = Post.status == PUBLISHED
+    is_live = sa.and_(published, Post.published_at <= now)
+    state, anchors, topics = SiteState.__table__, ListingAnchor.__table__, Topic.__table__
+    newest = (Post.published_at.desc(), Post.id.desc())
+    flagged = sa.select(Post.id).where(is_live).order_by(*newest)
+    pick_ids = connection.scalars(flagged.where(Post.editors_pick.is_(True)).limit(picks))
+    everything = _numbered(sa.select(Post.id, Post.published_at).where(is_live))
+    by_topic = _numbered(
+        sa.select(PostTopic.topic_id, Post.id, Post.published_at)
+        .join(Post, Post.id == PostTopic.post_id)
+        .where(is_live),
+        partition=PostTopic.topic_id,
+    )
+    first_of_page = lambda numbered: (numbered.c.n - 1) % per_page == 0  # noqa: E731
+    page_of = lambda numbered: (numbered.c.n - 1) // per_page + 1  # noqa: E731
+    topic_live = (
+        sa.select(sa.func.count(PostTopic.post_id))
+        .join(Post, Post.id == PostTopic.post_id)
+        .where(PostTopic.topic_id == topics.c.id, is_live)
+        .scalar_subquery()
+    )
+    statements = [
+        sa.update(state)
+        .where(state.c.id == 1)
+        .values(
+            live_count=sa.select(sa.func.count(Post.id)).where(is_live).scalar_subquery(),
+            next_publish_at=sa.select(sa.func.min(Post.published_at))
+            .where(published, Post.published_at > now)
+            .scalar_subquery(),
+            featured_id=flagged.where(Post.featured.is_(True)).limit(1).scalar_subquery(),
+            pick_ids=",".join(str(i) for i in pick_ids),
+        ),
+        sa.update(topics).values(live_count=topic_live),
+        sa.delete(anchors),
+        sa.insert(anchors).from_select(
+            ["topic_id", "page", "published_at", "post_id"],
+            sa.select(
+                sa.literal(0), sa.cast(page_of(everything), sa.Integer),
+                everything.c.published_at, everything.c.id,
+            ).where(first_of_page(everything)),
+        ),
+        sa.insert(anchors).from_select(
+            ["topic_id", "page", "published_at", "post_id"],
+            sa.select(
+                by_topic.c.topic_id, sa.cast(page_of(by_topic), sa.Integer),
+                by_topic.c.published_at, by_topic.c.id,
+            ).where(first_of_page(by_topic)),
+        ),
+    ]
+    for statement in statements:
+        connection.execute(statement)
 
 
 def post_by_slug(slug: str) -> Post | None:

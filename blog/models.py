@@ -45,6 +45,8 @@ class Topic(db.Model):
     name: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
     slug: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
     position: so.Mapped[int] = so.mapped_column(default=0)
+    # Live posts carrying the topic, kept current by every write (see blog/listing.py).
+    live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
 
     def __repr__(self) -> str:
         return f"<Topic {self.slug}>"
@@ -174,6 +176,24 @@ class SiteState(db.Model):
     # posts are live, and when the next scheduled one goes live (the version moves then too).
     live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
     next_publish_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
+    # The home page's featured post and editor's picks (ids, comma-separated, newest first).
+    featured_id: so.Mapped[int | None] = so.mapped_column()
+    pick_ids: so.Mapped[str] = so.mapped_column(sa.String(200), default="", server_default="")
+
+
+class ListingAnchor(db.Model):
+    """The first post of every page of the listing (topic 0) and of each topic's listing.
+
+    Rebuilt by every write, so a page is found by an index seek instead of an OFFSET scan
+    that grows with the page number.
+    """
+
+    __tablename__ = "listing_anchors"
+
+    topic_id: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
+    page: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
+    published_at: so.Mapped[datetime] = so.mapped_column(sa.DateTime)
+    post_id: so.Mapped[int] = so.mapped_column()
 
 
 class SlugRedirect(db.Model):

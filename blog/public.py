@@ -71,20 +71,21 @@ def _listing(topic_slug: str | None) -> Response:
         if number > listing.last_page(topic_total, per_page):
             abort(404, description="That page is past the end of the list.")
         # Featured and picks sit outside the swapped regions: load them only when shown.
-        wants_picks = topic is None and block in (None, "all_posts")
-        page = listing.page_of_posts(topic, number, per_page, topic_total)
-        featured = listing.featured_post() if block is None else None
-        picks = listing.editors_picks(current_app.config["PICKS_COUNT"]) if wants_picks else []
+        state = check.state
+        featured_id = state.featured_id if block is None else None
+        pick_ids = state.pick_ids if topic is None and block in (None, "all_posts") else ()
+        shown = ((featured_id or 0), *pick_ids) if featured_id or pick_ids else ()
+        found = listing.listing_page(topic, number, per_page, topic_total, shown)
         return htmx.render(
             "public/listing.html",
             block,
             topic=topic,
-            page=page,
+            page=found.page,
             counts=counts,
             total=total,
-            featured=featured,
-            picks=picks,
-            meta=seo.listing_meta(topic, page, featured) if block is None else None,
+            featured=found.featured,
+            picks=found.picks,
+            meta=seo.listing_meta(topic, found.page, found.featured) if block is None else None,
         )
 
     return _kept_or_rendered(check, render, htmx.VARY)

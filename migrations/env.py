@@ -94,8 +94,8 @@ def run_migrations_online():
         # SQLite rebuilds tables in batch migrations; with foreign keys enforced, dropping
         # the old copy would cascade deletes into the tables that point at it.
         sqlite = connection.dialect.name == "sqlite"
-        if sqlite:
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        if sqlite:  # on the driver's connection: the pragma is ignored inside a transaction
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -107,8 +107,8 @@ def run_migrations_online():
                 context.run_migrations()
         finally:
             if sqlite:
-                connection.commit()  # the pragma is ignored inside a transaction
-                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                connection.commit()
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():

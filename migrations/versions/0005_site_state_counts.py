@@ -24,6 +24,15 @@ def upgrade():
         )
         batch_op.add_column(sa.Column("next_publish_at", sa.DateTime(), nullable=True))
     now = datetime.now(UTC).replace(tzinfo=None)
+    # A database that has posts but was never written since the state row arrived has none.
+    op.get_bind().execute(
+        sa.text(
+            "INSERT INTO site_state (id, version, changed_at, live_count)"
+            " SELECT 1, 1, :now, 0 WHERE NOT EXISTS (SELECT 1 FROM site_state)"
+            " AND EXISTS (SELECT 1 FROM posts)"
+        ),
+        {"now": now},
+    )
     op.get_bind().execute(
         sa.text(
             "UPDATE site_state SET"

@@ -1,0 +1,46 @@
+"""Upgrading a SQLite database that already holds posts keeps every row and link."""
+
+from __future__ import annotations
+
+import flask_migrate
+import sqlalchemy as sa
+from bs4 import BeautifulSoup
+
+from blog import create_app
+from blog.extensions import db
+
+OLD_ROWS = [
+    "INSERT INTO authors (id, name, slug) VALUES (1, 'Ada Example', 'ada-example')",
+    "INSERT INTO topics (id, name, slug, position) VALUES (1, 'Databases', 'databases', 0)",
+    "INSERT INTO posts (id, slug, title, summary, excerpt, body_markdown, body_html,"
+    " render_version, reading_minutes, toc, status, published_at, featured, editors_pick,"
+    " author_id, primary_topic_id, created_at, modified_at) VALUES (1, 'kept', 'Kept post',"
+    " '', 'An old post.', 'Body.', '<p>Body.</p>', 1, 1, '[]', 'published',"
+    " '2024-01-01 00:00:00.000000', 0, 1, 1, 1, '2024-01-01 00:00:00.000000',"
+    " '2024-01-01 00:00:00.000000')",
+    "INSERT INTO post_topics (post_id, topic_id, position) VALUES (1, 1, 0)",
+]
+
+
+def test_upgrade_keeps_posts_links_and_listing(tmp_path):
+    """Table rebuilds during the upgrade neither cascade deletes nor lose the listing."""
+    app = create_app(
+        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'old.db'}"}
+    )
+    with app.app_context():
+        flask_migrate.upgrade(revision="ec063a05f388")
+        for statement in OLD_ROWS:
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+        flask_migrate.upgrade()
+        links = db.session.scalar(sa.text("SELECT count(*) FROM post_topics"))
+        assert links == 1
+        db.session.remove()
+    page = BeautifulSoup(app.test_client().get("/").get_data(as_text=True), "html.parser")
+    assert [a.get_text() for a in page.select("#post-list .card-title a")] == ["Kept post"]
+    assert " ".join(page.select_one("#counter").get_text().split()) == "Showing 1 of 1 post"
+    assert [a.get_text() for a in page.select("#picks .card-title a")] == ["Kept post"]
+    topic = app.test_client().get("/topics/databases")
+    assert topic.status_code == 200
+    with app.app_context():
+        db.engine.dispose()
