@@ -11,7 +11,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 PGHOST  ?= 127.0.0.1
 
-.PHONY: run test setup test-sqlite test-postgresql browser lint services clean
+.PHONY: run test setup test-sqlite test-postgresql browser bench lint services clean
 
 run: setup
 	$(FLASK) db upgrade
@@ -31,6 +31,10 @@ test-postgresql:
 
 browser: setup /usr/bin/chromium
 	$(PYTEST) -m browser
+
+# The listing benchmark (bench/run.py): SQLite and PostgreSQL, 1,000 to 100,000 posts.
+bench: setup /usr/bin/wrk services
+	$(PY) -m bench.run $(BENCH_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -53,6 +57,10 @@ node_modules/.package-lock.json: package.json package-lock.json
 $(HTMX): node_modules/.package-lock.json
 	mkdir -p $(dir $@)
 	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+/usr/bin/wrk:
+	$(SUDO) apt-get update -qq
+	$(APT) wrk
 
 /usr/bin/chromium:
 	$(SUDO) apt-get update -qq
