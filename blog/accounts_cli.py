@@ -10,6 +10,7 @@ from email_validator import EmailNotValidError, validate_email
 from flask.cli import AppGroup
 
 from blog.auth import normalised_email
+from blog.database import begin_write
 from blog.extensions import db
 from blog.models import Editor
 
@@ -61,14 +62,22 @@ def create(email: str, name: str, password_stdin: bool) -> None:
         raise click.BadParameter("give a name of 1 to 120 characters", param_hint="--name")
     if db.session.scalar(sa.select(Editor.id).where(Editor.email == address)) is not None:
         raise click.ClickException(f"An editor account for {address} already exists.")
+    # No transaction stays open while the password is typed and hashed (scrypt is slow on
+    # purpose): the write itself is short and takes the write lock first.
+    db.session.rollback()
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
     editor = Editor(email=address, name=name)
     editor.set_password(_checked_password(password))
+    begin_write()
     db.session.add(editor)
-    db.session.commit()
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        raise click.ClickException(f"An editor account for {address} already exists.") from None
     click.echo(f"Created editor {name} <{address}>.")
 
 
@@ -90,6 +99,7 @@ def list_() -> None:
 @click.argument("email")
 def disable(email: str) -> None:
     """Stop an account from logging in; its open sessions end at their next request."""
+    begin_write()
     editor = _editor(email)
     editor.active = False
     db.session.commit()
@@ -100,6 +110,7 @@ def disable(email: str) -> None:
 @click.argument("email")
 def enable(email: str) -> None:
     """Let a disabled account log in again."""
+    begin_write()
     editor = _editor(email)
     editor.active = True
     db.session.commit()

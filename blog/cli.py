@@ -10,6 +10,7 @@ from flask import Flask
 from flask.cli import AppGroup
 
 from blog.accounts_cli import editors
+from blog.database import begin_write
 from blog.extensions import db
 from blog.models import Post, utcnow
 
@@ -22,6 +23,7 @@ def demo_load() -> None:
     """Load the demo topics, authors and posts into an empty database."""
     from blog import demo_data, store
 
+    begin_write()
     existing = db.session.scalar(sa.select(sa.func.count(Post.id))) or 0
     if existing:
         click.echo(f"The database already holds {existing} posts; demo content not loaded.")
@@ -59,9 +61,11 @@ def posts_rerender(batch_size: int, everything: bool) -> None:
     stale = Post.render_version < markup.PIPELINE_VERSION
     where = sa.true() if everything else stale
     ids = list(db.session.scalars(sa.select(Post.id).where(where).order_by(Post.id)))
+    db.session.rollback()
     with click.progressbar(length=len(ids), label="Rendering posts") as bar:
         for start in range(0, len(ids), batch_size):
             batch = ids[start : start + batch_size]
+            begin_write()
             for post in db.session.scalars(sa.select(Post).where(Post.id.in_(batch))):
                 store.set_body(post, post.body_markdown)
             db.session.commit()

@@ -43,10 +43,21 @@ def begin_write() -> None:
     db.session.connection(execution_options={WRITE_OPTION: True})
 
 
+# Posts that never write: a login checks a password (slow on purpose), a preview renders
+# Markdown. Holding the write lock through them would stall every editor's save.
+READ_ONLY_POSTS = frozenset({"auth.login", "editor.preview"})
+
+
 def _writes_take_the_lock_first() -> None:
-    """Requests that change things start their transaction as writers."""
-    if request.method not in {"GET", "HEAD", "OPTIONS"}:
-        begin_write()
+    """Requests that change things start their transaction as writers.
+
+    The body is read first (within MAX_CONTENT_LENGTH): a slow upload must not hold the
+    write lock, or every other writer would wait on one client's connection.
+    """
+    if request.method in {"GET", "HEAD", "OPTIONS"} or request.endpoint in READ_ONLY_POSTS:
+        return
+    request.get_data(cache=True, parse_form_data=True)
+    begin_write()
 
 
 def init_app(app: Flask) -> None:

@@ -351,7 +351,7 @@ def preview() -> Response:
 @bp.get("/slug")
 def slug_hint() -> Response:
     """Where the post will live, for the address being typed or suggested from the title."""
-    typed = request.args.get("slug", "").strip()
+    typed = store.clean_text(request.args.get("slug", "")).strip()
     slug = typed or slugify(request.args.get("title", ""), max_length=200)
     post_id = request.args.get("post", "")
     post = db.session.get(Post, int(post_id)) if post_id.isdigit() and len(post_id) < 10 else None
@@ -421,10 +421,48 @@ def _signed_out() -> Response:
     return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
 
 
+def _sent_from_this_site() -> bool:
+    """True when the browser says the form came from one of this site's own pages.
+
+    Browsers set Sec-Fetch-Site (or at least Origin) on form posts, and no other site can
+    make them say "same-origin": a forged post never gets its text shown back with a token.
+    """
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None:
+        return fetch_site == "same-origin"
+    origin = request.headers.get("Origin")
+    return origin is not None and origin == request.host_url.rstrip("/")
+
+
+def _kept_after_stale_token() -> Response:
+    """The editor's own save with a stale token: their text back in the editor, not saved,
+    with a fresh token, so pressing Save again stores it."""
+    post_id = (request.view_args or {}).get("post_id")
+    post = _post_or_404(post_id) if post_id is not None else None
+    form = PostForm()
+    form.image.data = None
+    image = image_by_hash(form.kept_image.data or "") or (post.image if post else None)
+    chose_file = any(upload.filename for upload in request.files.getlist("image"))
+    flash(
+        "Not saved: this page's security token had expired (the session changed since the "
+        "page was opened). Everything you typed is below: press Save again."
+        + (" Choose the image again too." if chose_file else "")
+    )
+    return _editor_page(form, post, status=400, image=image)
+
+
 @bp.errorhandler(CSRFError)
 def _csrf_refused(error: CSRFError) -> Response:
-    """A missing or stale CSRF token: say so; an htmx page also gets a fresh token to retry."""
+    """A missing or stale CSRF token: say so; an htmx page also gets a fresh token to retry,
+    and a plain save from the editor's own page comes back with its text."""
     problem = "This page's security token is no longer valid (the session may have ended), so "
+    if (
+        not _wants_alert()
+        and request.endpoint in ("editor.create", "editor.update")
+        and current_user.is_authenticated
+        and _sent_from_this_site()
+    ):
+        return _kept_after_stale_token()
     if not _wants_alert():
         return refusal(
             error,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Flask, abort, current_app, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from blog.extensions import db
+
 TITLES = {
     400: "That request did not make sense",
     404: "Nothing here",
@@ -21,6 +23,12 @@ def _refuse_oversized_query() -> None:
         abort(400, description="The address carries more query text than this site accepts.")
 
 
+def _refuse_nul_in_path() -> None:
+    """No page lives at an address with a NUL character (and PostgreSQL refuses it in queries)."""
+    if "\x00" in request.path:
+        abort(404, description="There is nothing at this address.")
+
+
 def _error_page(error: HTTPException) -> tuple[str, int]:
     """Render an HTTP error in the site's layout with its own status code."""
     code = error.code or 500
@@ -31,11 +39,15 @@ def _error_page(error: HTTPException) -> tuple[str, int]:
 def _unexpected(error: Exception) -> tuple[str, int]:
     """Log an unexpected failure and show a plain 500 page, never a traceback."""
     current_app.logger.exception("Unhandled error", exc_info=error)
+    # The page's header asks the database who is logged in: a failed transaction must not
+    # turn the error page itself into a second failure.
+    db.session.rollback()
     return _error_page(InternalServerError())
 
 
 def init_app(app: Flask) -> None:
     """Register the error pages and the early refusals."""
     app.before_request(_refuse_oversized_query)
+    app.before_request(_refuse_nul_in_path)
     app.register_error_handler(HTTPException, _error_page)
     app.register_error_handler(Exception, _unexpected)

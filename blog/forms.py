@@ -20,6 +20,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, Length, Optional, Regexp, ValidationError
 
 from blog.models import DRAFT, PUBLISHED
+from blog.store import clean_text
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_TOPICS = 8
@@ -29,6 +30,11 @@ MAX_TOPIC_NAME = 80
 def _strip(value: str | None) -> str | None:
     """Leading and trailing spaces are never meant."""
     return value.strip() if isinstance(value, str) else value
+
+
+def _printable(value: str | None) -> str | None:
+    """Control characters never reach the store (it removes them): check what it will keep."""
+    return clean_text(value) if isinstance(value, str) else value
 
 
 def _unix_newlines(value: str | None) -> str | None:
@@ -55,7 +61,7 @@ class LoginForm(FlaskForm):
     email = EmailField(
         "Email",
         validators=[DataRequired(message="Enter your email address."), Length(max=254)],
-        filters=[_strip],
+        filters=[_printable, _strip],
     )
     password = PasswordField(
         "Password", validators=[DataRequired(message="Enter your password."), Length(max=1024)]
@@ -66,10 +72,12 @@ class LoginForm(FlaskForm):
 class PostForm(FlaskForm):
     """Everything an editor sets on a post; the view adds the checks that need the database."""
 
+    # Control characters are removed before the checks, as the store removes them: a title
+    # of nothing else is empty, and lengths count what will be kept.
     title = StringField(
         "Title",
         validators=[DataRequired(message="Give the post a title."), Length(max=300)],
-        filters=[_strip],
+        filters=[_printable, _strip],
     )
     slug = StringField(
         "Address",
@@ -81,19 +89,21 @@ class PostForm(FlaskForm):
                 message="Use lower-case letters, digits and single hyphens, like my-first-post.",
             ),
         ],
-        filters=[_strip],
+        filters=[_printable, _strip],
     )
     topics = StringField(
         "Topics",
         validators=[DataRequired(message="Give the post at least one topic.")],
-        filters=[_strip],
+        filters=[_printable, _strip],
     )
     summary = TextAreaField(
-        "Summary", validators=[Length(max=600)], filters=[_unix_newlines, _strip]
+        "Summary", validators=[Length(max=600)], filters=[_unix_newlines, _printable, _strip]
     )
-    body = TextAreaField("Body", validators=[Length(max=200_000)], filters=[_unix_newlines])
+    body = TextAreaField(
+        "Body", validators=[Length(max=200_000)], filters=[_unix_newlines, _printable]
+    )
     image = FileField("Illustration")
-    image_alt = StringField("Alt text", validators=[Length(max=500)], filters=[_strip])
+    image_alt = StringField("Alt text", validators=[Length(max=500)], filters=[_printable, _strip])
     remove_image = BooleanField("Remove the image (the post shows its generated drawing)")
     # The hash of an image uploaded with an earlier, refused submission of this form.
     kept_image = HiddenField()
@@ -113,7 +123,7 @@ class PostForm(FlaskForm):
     author = StringField(
         "Author",
         validators=[DataRequired(message="Name the author."), Length(max=120)],
-        filters=[_strip],
+        filters=[_printable, _strip],
     )
     revision = HiddenField()
 

@@ -30,8 +30,12 @@ EXTENSIONS = {ext: content_type for content_type, ext in FORMATS.values()}
 # Decoding cost guards: a small file can still claim a huge canvas or thousands of frames.
 MAX_PIXELS = 40_000_000
 MAX_FRAMES = 500
+# Every frame of an animation is decoded and re-encoded on the whole canvas: a tiny GIF with
+# a huge canvas and many one-pixel frames would otherwise cost minutes of CPU.
+MAX_TOTAL_PIXELS = 100_000_000
 ONE_YEAR = 365 * 24 * 3600
 NAME = re.compile(r"([0-9a-f]{64})\.([a-z]{3,4})")
+HASH = re.compile(r"[0-9a-f]{64}")
 
 
 class ImageError(ValueError):
@@ -89,12 +93,14 @@ def _clean(data: bytes) -> tuple[bytes, str, int, int]:
             with PIL.Image.open(io.BytesIO(data), formats=[kind]) as picture:
                 width, height = picture.size
                 frames = getattr(picture, "n_frames", 1)
-                if width * height > MAX_PIXELS or frames > MAX_FRAMES:
+                pixels = width * height
+                if pixels > MAX_PIXELS or frames > MAX_FRAMES or pixels * frames > MAX_TOTAL_PIXELS:
                     raise ImageError(
                         f"The image is {width}×{height} pixels"
                         + (f" over {frames} frames" if frames > 1 else "")
-                        + f"; the limit is {MAX_PIXELS // 1_000_000} megapixels"
-                        f" and {MAX_FRAMES} frames.",
+                        + f"; the limits are {MAX_PIXELS // 1_000_000} megapixels a frame,"
+                        f" {MAX_FRAMES} frames and {MAX_TOTAL_PIXELS // 1_000_000} megapixels"
+                        " over all frames.",
                         413,
                     )
                 picture.load()
@@ -152,7 +158,9 @@ def store_image(data: bytes) -> Image:
 
 
 def image_by_hash(digest: str) -> Image | None:
-    """The stored image with this content hash, or None."""
+    """The stored image with this content hash, or None (also for text that is no hash)."""
+    if not HASH.fullmatch(digest):
+        return None
     return db.session.scalar(sa.select(Image).where(Image.sha256 == digest))
 
 

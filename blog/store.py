@@ -31,16 +31,32 @@ def _slug_for(name: str, kind: str, max_length: int) -> str:
     return made or f"{kind}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
 
 
+def _added_or_found(row: Author | Topic, query: sa.Select) -> Author | Topic:
+    """Insert a new author or topic, or return the one another writer committed meanwhile.
+
+    Two editors naming the same new topic at once both find it missing; on PostgreSQL the
+    second insert then breaks the unique name. The savepoint keeps the rest of the save.
+    """
+    try:
+        with db.session.begin_nested():
+            db.session.add(row)
+    except sa.exc.IntegrityError:
+        found = db.session.scalars(query).first()
+        if found is None:
+            raise
+        return found
+    return row
+
+
 def author_named(name: str) -> Author:
     """The author with this name (or this name's slug), created when missing."""
     name = clean_text(name).strip()
     slug = _slug_for(name, "author", 120)
     query = sa.select(Author).where(sa.or_(Author.name == name, Author.slug == slug))
-    author = db.session.scalars(query.order_by(Author.name != name)).first()
+    query = query.order_by(Author.name != name)
+    author = db.session.scalars(query).first()
     if author is None:
-        author = Author(name=name, slug=slug)
-        db.session.add(author)
-        db.session.flush()
+        author = _added_or_found(Author(name=name, slug=slug), query)
     return author
 
 
@@ -49,12 +65,11 @@ def topic_named(name: str, slug: str | None = None) -> Topic:
     name = clean_text(name).strip()
     slug = slug or _slug_for(name, "topic", 80)
     query = sa.select(Topic).where(sa.or_(Topic.name == name, Topic.slug == slug))
-    topic = db.session.scalars(query.order_by(Topic.name != name)).first()
+    query = query.order_by(Topic.name != name)
+    topic = db.session.scalars(query).first()
     if topic is None:
         last = db.session.scalar(sa.select(sa.func.max(Topic.position))) or 0
-        topic = Topic(name=name, slug=slug, position=last + 1)
-        db.session.add(topic)
-        db.session.flush()
+        topic = _added_or_found(Topic(name=name, slug=slug, position=last + 1), query)
     return topic
 
 

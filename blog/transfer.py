@@ -19,6 +19,7 @@ from flask.cli import with_appcontext
 from slugify import slugify
 
 from blog import images, store
+from blog.database import begin_write
 from blog.extensions import db
 from blog.frontmatter import (
     AUTHOR_MAX,
@@ -366,7 +367,12 @@ def _save(
 
 @contextmanager
 def _transaction() -> Iterator[None]:
-    """Commit when the block ends normally; roll everything back otherwise."""
+    """A write transaction, committed when the block ends normally, rolled back otherwise.
+
+    Opened as a writer (the SQLite write lock first) when no transaction is open yet.
+    """
+    if not db.session().in_transaction():
+        begin_write()
     try:
         yield
         db.session.commit()

@@ -1,0 +1,1 @@
+"""Benchmarks: the listing benchmark (`python -m bench.run`) and its helpers."""

@@ -1,0 +1,768 @@
+"""Hostile and malformed input on every route: never a 5xx, never a traceback, never lost text.
+
+Property-based tests (hypothesis, derandomized so CI runs the same examples every time) send
+random paths, query strings, form fields and headers to every public and authoring route;
+a plain parametrized test then puts each entry of tests/data/naughty_strings.txt into every
+field of the real editor form and into search, and checks what is stored and shown.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import pytest
+import sqlalchemy as sa
+import werkzeug.urls  # noqa: F401 (registers the "werkzeug.url_quote" codec error handler)
+from bs4 import BeautifulSoup
+from flask import Flask
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from slugify import slugify
+
+from blog.extensions import db
+from blog.forms import SLUG_PATTERN
+from blog.models import Post
+from tests.test_auth import csrf_token, log_in_as, make_editor
+from tests.test_xss_pages import fingerprint
+
+NAUGHTY_FILE = Path(__file__).parent / "data" / "naughty_strings.txt"
+
+
+# The naughty list ------------------------------------------------------------------------------
+
+
+def _unescaped(text: str) -> str:
+    """Python backslash escapes decoded, other characters kept (non-ASCII included)."""
+    return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
+def read_naughty(path: Path = NAUGHTY_FILE) -> list[str]:
+    """The entries of the naughty-strings file, markers expanded (format in its header)."""
+    entries: list[str] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("@@"):
+            entries.append(line[1:])
+        elif line == "@empty":
+            entries.append("")
+        elif line.startswith("@escaped "):
+            entries.append(_unescaped(line.removeprefix("@escaped ")))
+        elif line.startswith("@repeat "):
+            _, count, text = line.split(" ", 2)
+            entries.append(_unescaped(text) * int(count))
+        elif line.startswith("@"):
+            raise ValueError(f"{path.name}:{number}: unknown marker {line.split()[0]}")
+        else:
+            entries.append(line)
+    return entries
+
+
+NAUGHTY = read_naughty()
+# Short entries for the property tests (long ones are covered by the parametrized test).
+NAUGHTY_SHORT = [entry for entry in NAUGHTY if len(entry) <= 300]
+
+
+def test_the_naughty_list_has_515_distinct_entries():
+    """The data file holds exactly 515 entries, none twice, covering the hard cases."""
+    assert len(NAUGHTY) == 515
+    assert len(set(NAUGHTY)) == 515
+    assert "" in NAUGHTY
+    assert any("\x00" in entry for entry in NAUGHTY)
+    assert any(re.search("[\ud800-\udfff]", entry) for entry in NAUGHTY)
+    assert any(len(entry) > 200_000 for entry in NAUGHTY)
+    assert any("\u202e" in entry for entry in NAUGHTY)
+
+
+def wire(value: str) -> bytes:
+    """The bytes a client sends for `value` (lone surrogates become invalid UTF-8)."""
+    return value.encode("utf-8", "surrogatepass")
+
+
+def as_received(value: str) -> str:
+    """What the server decodes from a form field carrying `value` (bad bytes stay %-quoted)."""
+    return wire(value).decode("utf-8", "werkzeug.url_quote")
+
+
+def form_body(fields: dict[str, str]) -> bytes:
+    """A urlencoded form body, exactly as a browser would post these values."""
+    return urlencode({name: wire(value) for name, value in fields.items()}).encode("ascii")
+
+
+def post_form(client: FlaskClient, url: str, fields: dict[str, str], **kwargs):
+    """POST a urlencoded form whose values may hold any character."""
+    return client.post(
+        url,
+        data=form_body(fields),
+        content_type="application/x-www-form-urlencoded",
+        **kwargs,
+    )
+
+
+def query(params: dict[str, str]) -> str:
+    """A query string for values that may hold any character."""
+    return urlencode({name: wire(value) for name, value in params.items()})
+
+
+# What every answer must be ---------------------------------------------------------------------
+
+TRACE_MARKERS = ("Traceback (most recent call last)", 'File "/', "sqlalchemy.exc", "jinja2.")
+
+
+def assert_clear_answer(response, what: str) -> None:
+    """No 5xx, no traceback or internals, and a refusal that explains itself."""
+    status = response.status_code
+    assert status < 500, f"{what}: {status}"
+    text = response.get_data(as_text=True)
+    for marker in TRACE_MARKERS:
+        assert marker not in text, f"{what}: {marker!r} in the answer"
+    if status < 400 or response.request.method == "HEAD":
+        return
+    if response.headers.get("HX-Retarget"):
+        assert BeautifulSoup(text, "html.parser").get_text(strip=True), f"{what}: empty alert"
+        return
+    assert response.mimetype == "text/html", f"{what}: {status} as {response.mimetype}"
+    soup = BeautifulSoup(text, "html.parser")
+    explained = soup.select_one(".error-page h1, .form-problems, .field-errors, .conflict h2")
+    assert explained is not None and explained.get_text(strip=True), f"{what}: {status} unexplained"
+
+
+# Every route, and how to fill in its variable parts --------------------------------------------
+
+# endpoint -> (path template with {} for each variable part, methods to try)
+PUBLIC_ROUTES = {
+    "public.home": ("/", ("GET", "HEAD")),
+    "public.topic": ("/topics/{}", ("GET", "HEAD")),
+    "public.post": ("/posts/{}", ("GET", "HEAD")),
+    "art.illustration_svg": ("/illustrations/{}.svg", ("GET",)),
+    "feeds.blog_feed": ("/feed.{}", ("GET",)),
+    "feeds.topic_feed": ("/topics/{}/feed.{}", ("GET",)),
+    "seo.sitemap": ("/sitemap.xml", ("GET",)),
+    "seo.robots": ("/robots.txt", ("GET",)),
+    "search.search_page": ("/search", ("GET",)),
+    "images.serve": ("/images/{}", ("GET",)),
+    "static": ("/static/{}", ("GET",)),
+    "auth.login": ("/login", ("GET", "POST")),
+    "auth.logout": ("/logout", ("POST",)),
+}
+AUTHORING_ROUTES = {
+    "editor.index": ("/editor/", ("GET",)),
+    "editor.new": ("/editor/posts/new", ("GET",)),
+    "editor.create": ("/editor/posts/new", ("POST",)),
+    "editor.edit": ("/editor/posts/{}", ("GET",)),
+    "editor.update": ("/editor/posts/{}", ("POST",)),
+    "editor.delete": ("/editor/posts/{}/delete", ("GET", "POST")),
+    "editor.preview": ("/editor/preview", ("POST",)),
+    "editor.slug_hint": ("/editor/slug", ("GET",)),
+}
+
+
+def test_the_fuzz_covers_every_route(app):
+    """A route added later cannot escape the fuzz: each one is listed here."""
+    endpoints = {rule.endpoint for rule in app.url_map.iter_rules()}
+    assert endpoints == set(PUBLIC_ROUTES) | set(AUTHORING_ROUTES)
+
+
+TRAVERSAL = [
+    "..",
+    "../",
+    "../../etc/passwd",
+    "..%2f..%2fetc%2fpasswd",
+    "%2e%2e/%2e%2e/etc/passwd",
+    "%2e%2e%2f",
+    "..\\..\\blog\\config.py",
+    "..%5c..%5cblog%5cconfig.py",
+    "/etc/passwd",
+    "%00",
+    "css/site.css%00.png",
+    "....//....//",
+    "%252e%252e%252f",
+    "..;/",
+]
+PAGE_VALUES = [
+    "-1",
+    "0",
+    "1",
+    "1.5",
+    "abc",
+    "",
+    "9223372036854775807",
+    "99999999999999999999",
+    "1e3",
+    "0x10",
+    " 2",
+    "٣",
+    "²",
+]
+QUERY_NAMES = ["page", "q", "topic", "status", "slug", "title", "post", "next", "v", "kind"]
+
+segment = st.one_of(
+    st.sampled_from(NAUGHTY_SHORT).map(lambda s: quote(wire(s), safe="")),
+    st.text(max_size=30).map(lambda s: quote(wire(s), safe="")),
+    st.sampled_from(TRAVERSAL),
+    st.sampled_from(["", "a", "databases", "atom", "rss", "css/site.css", "0" * 64 + ".png"]),
+)
+query_value = st.one_of(
+    st.sampled_from(PAGE_VALUES), st.sampled_from(NAUGHTY_SHORT), st.text(max_size=30)
+)
+query_params = st.dictionaries(st.sampled_from(QUERY_NAMES), query_value, max_size=3)
+htmx_headers = st.sampled_from(
+    [
+        {},
+        {"HX-Request": "true"},
+        {"HX-Request": "true", "HX-Target": "all-posts"},
+        {"HX-Request": "true", "HX-Target": "post-list"},
+        {"HX-Request": "true", "HX-Target": "main"},
+        {"HX-Request": "true", "HX-History-Restore-Request": "true"},
+        {"HX-Request": "true", "HX-Target": "\u202e<script>"},
+    ]
+)
+
+
+def fuzz(examples: int) -> settings:
+    """Hypothesis settings: reproducible examples (derandomized, nothing remembered between
+    runs), no per-example deadline; about 300 examples over the whole module."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+@pytest.fixture
+def blog(app: Flask, posts) -> list[str]:
+    """A small blog to probe: two topics and a few posts."""
+    posts.topics("Databases", "Operations")
+    return posts.create(3, topics=("Databases", "Operations"))
+
+
+@fuzz(120)
+@given(
+    endpoint=st.sampled_from(sorted(PUBLIC_ROUTES)),
+    parts=st.lists(segment, min_size=2, max_size=2),
+    params=query_params,
+    headers=htmx_headers,
+    method_index=st.integers(0, 1),
+)
+def test_public_routes_answer_hostile_requests_clearly(
+    client, blog, endpoint, parts, params, headers, method_index
+):
+    """Random and hostile path parts, query strings and htmx headers: never a 5xx."""
+    template, methods = PUBLIC_ROUTES[endpoint]
+    method = methods[method_index % len(methods)]
+    path = template.format(*parts[: template.count("{}")])
+    url = f"{path}?{query(params)}" if params else path
+    response = client.open(url, method=method, headers=headers)
+    assert_clear_answer(response, f"{method} {url}")
+
+
+@pytest.fixture
+def editor(app: Flask, client: FlaskClient, posts) -> tuple[FlaskClient, int, str]:
+    """A logged-in editor, one stored post's id, and the session's CSRF token."""
+    (slug,) = posts.create(1)
+    log_in_as(client, make_editor(app))
+    with app.app_context():
+        post_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
+    return client, post_id, csrf_token(client, "/editor/posts/new")
+
+
+def _stand_in_post(app: Flask) -> int:
+    """A fresh post to edit, when the fuzz deleted the others."""
+    from tests.conftest import PostFactory
+
+    (slug,) = PostFactory(app).create(1, title="Stand-in")
+    with app.app_context():
+        return db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
+
+
+form_value = st.one_of(
+    st.sampled_from(NAUGHTY_SHORT),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "draft",
+            "published",
+            "1",
+            "y",
+            "2024-02-30T10:00",
+            "0001-01-01T00:00",
+            "9999-12-31T23:59",
+            "2024-01-01T00:00:00",
+            "1" * 12,
+            "-1",
+            "0" * 64,
+        ]
+    ),
+)
+FORM_NAMES = [
+    "title",
+    "slug",
+    "topics",
+    "summary",
+    "body",
+    "image_alt",
+    "remove_image",
+    "kept_image",
+    "featured",
+    "editors_pick",
+    "status",
+    "published_at",
+    "keep_updated_date",
+    "author",
+    "revision",
+    "action",
+    "unknown_field",
+]
+
+
+SAVES = itertools.count(1)
+COMPLETE_FORM = {
+    "title": "Fuzzed post",
+    "topics": "Fuzzing",
+    "author": "Ada Example",
+    "body": "Fuzzed body.",
+    "status": "published",
+    "revision": "1",
+}
+
+
+@fuzz(100)
+@given(
+    # Saving is where input reaches the store: it gets half the examples.
+    endpoint=st.one_of(
+        st.sampled_from(sorted(AUTHORING_ROUTES)),
+        st.sampled_from(["editor.create", "editor.update"]),
+    ),
+    id_part=st.one_of(st.sampled_from(["", "0", "-1", "99999999999999999999"]), segment),
+    fields=st.dictionaries(st.sampled_from(FORM_NAMES), form_value, max_size=5),
+    token=st.sampled_from(["valid", "valid", "valid", "missing", "forged"]),
+    complete=st.booleans(),
+    use_stored_id=st.sampled_from([True, True, True, False]),
+    headers=st.sampled_from(
+        [
+            {},
+            {"HX-Request": "true", "HX-Target": "post-editor"},
+            {"HX-Request": "true", "HX-Target": "preview"},
+            {"HX-Request": "true", "HX-Target": "post-table"},
+        ]
+    ),
+)
+def test_authoring_routes_answer_hostile_forms_clearly(
+    editor, endpoint, id_part, fields, token, complete, use_stored_id, headers
+):
+    """Random forms, ids, tokens and htmx targets on every authoring route: never a 5xx.
+
+    Half the forms start from a complete one, so odd values (dates in year 1 or 9999, flags,
+    revisions) reach the store; readers' pages must then still work."""
+    client, post_id, valid_token = editor
+    with client.application.app_context():
+        revision = db.session.scalar(sa.select(Post.revision).where(Post.id == post_id))
+    if revision is None:  # an earlier example deleted it: stand a new one up
+        with client.application.app_context():
+            post_id = db.session.scalar(sa.select(Post.id).order_by(Post.id.desc()))
+            revision = db.session.scalar(sa.select(Post.revision).where(Post.id == post_id))
+    if post_id is None:
+        post_id, revision = _stand_in_post(client.application), 1
+    template, methods = AUTHORING_ROUTES[endpoint]
+    path = template.format(str(post_id) if use_stored_id else id_part)
+    saved = False
+    for method in methods:
+        if method == "GET":
+            url = f"{path}?{query(fields)}" if fields else path
+            response = client.get(url, headers=headers)
+        else:
+            if complete:  # a good form with one or two odd values
+                title = f"Fuzzed post {next(SAVES)}"  # a new address each time
+                base = COMPLETE_FORM | {"title": title, "revision": str(revision)}
+                data = base | dict(list(fields.items())[:2])
+            else:
+                data = dict(fields)
+            if token != "missing":
+                data["csrf_token"] = valid_token if token == "valid" else "forged"
+            response = post_form(client, path, data, headers=headers)
+            saved = saved or response.status_code == 303
+        assert_clear_answer(response, f"{method} {path} {fields!r}")
+        event(f"{method} answered {response.status_code}")
+    if saved:
+        reader = client.application.test_client()
+        for url in ("/", "/topics/fuzzing", "/feed.atom", "/sitemap.xml", "/search?q=fuzzed"):
+            assert_clear_answer(reader.get(url), f"{url} after saving {fields!r}")
+
+
+# Where `next` may lead after logging in ---------------------------------------------------------
+
+OFF_SITE_PREFIXES = [
+    "//",
+    "///",
+    "\\\\",
+    "/\\",
+    "\\/",
+    "http:/\\",
+    "http://",
+    "https:",
+    "javascript:",
+    "JAVASCRIPT:",
+    "data:",
+    "/\t/",
+    "/\n/",
+    "/\r/",
+    "\x00/",
+    " /",
+    "%2f%2f",
+    "/%09/",
+    "\u3002/",
+    "／/",
+]
+
+
+def browser_safe_location(location: str) -> bool:
+    """A Location a browser can only resolve to this site: one path, nothing it could re-read
+    as another host (no `//`, no backslash, no space or control character)."""
+    return (
+        location.startswith("/")
+        and not location.startswith("//")
+        and "\\" not in location
+        and all("\x21" <= ch <= "\x7e" for ch in location)
+    )
+
+
+@fuzz(50)
+@given(
+    prefix=st.sampled_from(OFF_SITE_PREFIXES),
+    rest=st.one_of(st.sampled_from(["evil.example", "evil.example/editor/", ""]), st.text()),
+)
+def test_login_never_sends_an_editor_off_the_site(editor, prefix, rest):
+    """Every scheme, slash, backslash and control-character trick in `next` is refused."""
+    client, _, _ = editor
+    target = prefix + rest
+    response = client.get(f"/login?{query({'next': target})}")
+    assert response.status_code == 303
+    location = response.headers["Location"]
+    assert browser_safe_location(location), location
+    assert location == "/editor/" or location == target
+
+
+@fuzz(30)
+@given(
+    path=st.lists(
+        st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.~", min_size=1, max_size=12),
+        min_size=1,
+        max_size=4,
+    ),
+    params=st.dictionaries(
+        st.sampled_from(["status", "page", "q"]),
+        st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8),
+        max_size=2,
+    ),
+)
+def test_login_keeps_every_plain_path_on_the_site(editor, path, params):
+    """Safe `next` values, paths on this site with a query, are followed as they are."""
+    client, _, _ = editor
+    target = "/" + "/".join(path) + (f"?{urlencode(params)}" if params else "")
+    response = client.get(f"/login?{query({'next': target})}")
+    assert response.status_code == 303
+    assert response.headers["Location"] == target
+
+
+# NUL characters: PostgreSQL refuses them in any query, so they must never reach one -------------
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/posts/%00", 404),
+        ("/posts/a%00b", 404),
+        ("/topics/%00", 404),
+        ("/topics/databases%00/feed.atom", 404),
+        ("/illustrations/a%00.svg", 404),
+        ("/images/%00.png", 404),
+        ("/search?topic=%00", 404),
+        ("/search?q=a%00b", 200),
+        ("/editor/slug?slug=%00abc", 200),
+        ("/editor/?status=%00", 400),
+        ("/?page=%00", 400),
+        ("/login?next=%00/evil.example", 303),
+    ],
+)
+def test_nul_characters_get_a_clear_answer_on_both_stores(editor, url, status):
+    """A NUL in an address or a lookup is a plain 4xx (or is cleaned away), never a 5xx."""
+    client, _, _ = editor
+    response = client.get(url)
+    assert_clear_answer(response, url)
+    assert response.status_code == status
+
+
+def test_a_nul_in_the_login_email_is_a_clear_refusal(client):
+    """The login form's email is looked up: a NUL in it is cleaned away, never sent to SQL."""
+    token = csrf_token(client)
+    for email in ("\x00", "ada\x00@example.com"):
+        fields = {"email": email, "password": "x", "csrf_token": token}
+        response = post_form(client, "/login", fields)
+        assert_clear_answer(response, repr(email))
+        assert response.status_code in (401, 422)
+
+
+# Oversized headers and bodies -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Cookie", "HX-Target", "If-None-Match", "Accept-Encoding", "User-Agent", "X-CSRFToken"],
+)
+def test_oversized_headers_get_a_clear_answer(client, blog, header):
+    """A 64 KB header (or a cookie jar full of junk) is never a 5xx."""
+    values = {
+        "Cookie": "; ".join(f"c{n}={'x' * 60}" for n in range(1000)) + "; session=" + "A" * 4000,
+        "If-None-Match": ", ".join(f'W/"{n:064d}"' for n in range(900)),
+        "Accept-Encoding": ", ".join(f"enc{n};q=0.{n % 10}" for n in range(5000)),
+    }
+    value = values.get(header, "x" * 65536)
+    for url in ("/", f"/posts/{blog[0]}", "/search?q=x", "/feed.atom", "/login"):
+        response = client.get(url, headers={header: value, "HX-Request": "true"})
+        assert_clear_answer(response, f"{header} on {url}")
+
+
+def test_oversized_bodies_are_413s_with_a_page(editor):
+    """A 50 MB post to any route that takes forms is refused with a 413 page, nothing saved."""
+    client, post_id, token = editor
+    big = b"title=" + b"x" * (50 * 1024 * 1024)
+    for url in ("/editor/posts/new", f"/editor/posts/{post_id}", "/editor/preview", "/login"):
+        response = client.post(
+            url,
+            data=big,
+            content_type="application/x-www-form-urlencoded",
+            headers={"X-CSRFToken": token},
+        )
+        assert response.status_code == 413, url
+        assert_clear_answer(response, f"50 MB to {url}")
+    with client.application.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 1
+
+
+# Every naughty string in every field of the real editor form, and in search ---------------------
+
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+SLUG = re.compile(SLUG_PATTERN)
+TEXT_FIELDS = ("title", "summary", "body", "author", "topics")
+DEFAULTS = {
+    "title": "A plain title",
+    "slug": "",
+    "topics": "Fuzzing",
+    "summary": "A plain summary.",
+    "body": "A plain body.",
+    "author": "Ada Example",
+    "status": "published",
+    "published_at": "",
+    "image_alt": "",
+}
+
+
+def newlines(text: str) -> str:
+    """Line ends as the store keeps text typed in a textarea."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_topics(text: str) -> list[str]:
+    """Topic names as an editor means them: comma-separated, spaces tidied, repeats dropped."""
+    names, keys = [], set()
+    for part in text.split(","):
+        name = " ".join(part.split())
+        if name and slugify(name) not in keys:
+            keys.add(slugify(name))
+            names.append(name)
+    return names
+
+
+def expected(field: str, value: str) -> tuple[object, bool]:
+    """What the form shows back and the store keeps for `value` typed into `field`, and
+    whether the form accepts it: control characters go, ends are trimmed, limits apply."""
+    typed = as_received(value)
+    if field in ("summary", "body"):
+        typed = newlines(typed)
+    typed = CONTROL.sub("", typed)
+    if field == "title":
+        shown = typed.strip()
+        return shown, 0 < len(shown) <= 300
+    if field == "slug":
+        # An empty address (before control characters go) means "make one from the title".
+        shown = typed.strip()
+        if not as_received(value).strip():
+            return shown, True
+        return shown, len(shown) <= 200 and SLUG.match(shown) is not None
+    if field == "summary":
+        shown = typed.strip()
+        return shown, len(shown) <= 600
+    if field == "body":
+        return typed, len(typed) <= 200_000 and bool(typed.strip())
+    if field == "author":
+        shown = typed.strip()
+        return shown, 0 < len(shown) <= 120
+    if field == "topics":
+        names = split_topics(typed.strip())
+        fits = all(len(name) <= 80 and slugify(name) for name in names)
+        return names, 0 < len(names) <= 8 and fits
+    raise ValueError(field)
+
+
+def parsed(response) -> BeautifulSoup:
+    """A page parsed as a browser would (lxml's HTML parser, quick enough for 515 cases)."""
+    return BeautifulSoup(response.get_data(as_text=True), "lxml")
+
+
+def field_text(soup: BeautifulSoup, name: str) -> str:
+    """The value a form field shows, as a browser reads it."""
+    element = soup.select_one(f"#post-form [name={name}]")
+    if element.name == "textarea":
+        return element.text.removeprefix("\r\n").removeprefix("\n")
+    return element.get("value", "")
+
+
+@pytest.fixture(scope="module")
+def writer(app: Flask) -> Iterator[tuple[FlaskClient, str]]:
+    """One editor's client for the whole module, and its CSRF token (the session keeps it)."""
+    client = app.test_client()
+    log_in_as(client, make_editor(app, "fuzz@example.com", name="Fuzz Editor"))
+    token = csrf_token(client, "/editor/posts/new")
+    yield client, token
+
+
+@pytest.fixture
+def author(app: Flask, writer: tuple[FlaskClient, str]) -> tuple[FlaskClient, str]:
+    """The module's editor, stored again (tables are emptied after each test) and logged in."""
+    client, token = writer
+    log_in_as(client, make_editor(app, "fuzz@example.com", name="Fuzz Editor"))
+    return client, token
+
+
+@pytest.fixture(scope="module")
+def plain_pages(app: Flask) -> tuple[tuple, tuple]:
+    """Fingerprints of a plain post page and of a plain search page, to compare against."""
+    from tests.conftest import PostFactory
+
+    (slug,) = PostFactory(app).create(1, title="Plain", summary="Plain.", body="Plain.")
+    reader = app.test_client()
+    pages = (
+        fingerprint(reader.get(f"/posts/{slug}").get_data(as_text=True)),
+        fingerprint(reader.get("/search?q=plain").get_data(as_text=True)),
+    )
+    with app.app_context():
+        for table in reversed(db.metadata.sorted_tables):
+            db.session.execute(table.delete())
+        db.session.commit()
+    return pages
+
+
+def _ids() -> list[str]:
+    """Readable test ids: the entry's number and its start, made printable."""
+    return [f"{n:03d}-" + ascii(value[:24]).strip("'\"")[:40] for n, value in enumerate(NAUGHTY, 1)]
+
+
+def assert_no_more_than(page: tuple, plain: tuple, what: str) -> None:
+    """A page showing naughty text has the plain page's scripts and htmx attributes, at most,
+    and nothing unsafe."""
+    scripts, hx, unsafe = page
+    assert scripts == plain[0], f"{what}: scripts changed"
+    assert not hx - plain[1], f"{what}: htmx attributes appeared"
+    assert unsafe == [], f"{what}: unsafe markup"
+
+
+@pytest.mark.parametrize("value", NAUGHTY, ids=_ids())
+def test_naughty_text_in_every_field_is_kept_or_refused_clearly(app, author, plain_pages, value):
+    """Typed into every field of the editor, and into search, a naughty string is saved as
+    typed (less control characters, ends trimmed) or refused with the reason beside each
+    field it cannot go in, the text still in the form; the pages that show it stay inert."""
+    client, token = author
+    fields = ("slug", *TEXT_FIELDS)
+    outcome = {field: expected(field, value) for field in fields}
+    title = outcome["title"][0]
+    refused = {field for field, (_, ok) in outcome.items() if not ok}
+    if outcome["slug"][0] == "" and title and not slugify(title, max_length=200):
+        refused.add("slug")  # no address given, and none can be made from the title
+
+    response = post_form(
+        client, "/editor/posts/new", DEFAULTS | dict.fromkeys(fields, value) | {"csrf_token": token}
+    )
+    assert_clear_answer(response, "every field")
+    if refused:
+        assert response.status_code == 422, f"expected refusals: {sorted(refused)}"
+        soup = parsed(response)
+        assert {f for f in fields if soup.select_one(f"#{f}-error")} == refused
+        # (HTML itself turns CR LF into LF in what the browser shows.)
+        for field in ("slug", "title", "summary", "body", "author"):
+            shown = newlines(field_text(soup, field))
+            assert shown == newlines(outcome[field][0]), f"{field} lost its text"
+        topics = newlines(CONTROL.sub("", as_received(value)).strip())
+        assert newlines(field_text(soup, "topics")) == topics, "topics lost their text"
+        # The same text in only the fields that take it.
+        kept = [field for field in fields if field not in refused]
+        if not kept:
+            return
+        retry = DEFAULTS | dict.fromkeys(kept, value) | {"csrf_token": token}
+        if "slug" in refused:
+            derived = slugify(retry["title"] if "title" in kept else DEFAULTS["title"])
+            retry["slug"] = "" if derived else "naughty-kept"
+        response = post_form(client, "/editor/posts/new", retry)
+        assert_clear_answer(response, "accepted fields")
+    else:
+        kept = list(fields)
+    assert response.status_code == 303, "an acceptable value was refused"
+    post_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    with app.app_context():
+        post = db.session.get(Post, post_id)
+        stored = {
+            "slug": post.slug,
+            "title": post.title,
+            "summary": post.summary,
+            "body": post.body_markdown,
+            "author": post.author.name,
+            "topics": [topic.name for topic in post.topics],
+        }
+    for field in kept:
+        if field == "slug" and outcome["slug"][0] == "":
+            assert stored["slug"] == slugify(stored["title"], max_length=200)
+        else:
+            assert stored[field] == outcome[field][0], f"{field} stored differently"
+
+    # Readers see it as text: no script, handler, htmx attribute or dangerous link appears.
+    reader = app.test_client()
+    page = reader.get(f"/posts/{stored['slug']}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    heading = BeautifulSoup(html, "lxml").select_one("h1")
+    assert newlines(heading.get_text().strip()) == newlines(stored["title"].strip())
+    assert_no_more_than(fingerprint(html), plain_pages[0], "post page")
+
+    # Search for it.
+    text = query({"q": value})
+    found = reader.get(f"/search?{text}")
+    assert_clear_answer(found, "search")
+    if len(text) > app.config["MAX_QUERY_STRING"]:
+        assert found.status_code == 400
+    else:
+        assert found.status_code == 200
+        assert_no_more_than(fingerprint(found.get_data(as_text=True)), plain_pages[1], "search")
+
+
+CONTROL_ONLY = ["\x00", "\x01\x02\x03", "\x1b\x7f", " \x00 ", "\x0b\x0c"]
+
+
+@pytest.mark.parametrize("field", ["title", "author", "body"])
+@pytest.mark.parametrize("value", CONTROL_ONLY, ids=ascii)
+def test_text_of_only_control_characters_counts_as_empty(app, client, field, value):
+    """A required field holding nothing but control characters is refused, not saved empty."""
+    log_in_as(client, make_editor(app))
+    token = csrf_token(client, "/editor/posts/new")
+    fields = DEFAULTS | {field: value, "csrf_token": token, "slug": "control"}
+    response = post_form(client, "/editor/posts/new", fields)
+    assert response.status_code == 422
+    soup = BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    assert soup.select_one(f"#{field}-error") is not None
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 0
