@@ -112,6 +112,8 @@ def post(slug: str) -> Response:
         return early
 
     def render() -> Response:
+        if not slug.isprintable():  # PostgreSQL refuses NUL in text; no slug holds one anyway
+            abort(404, description="There is no post at this address.")
         found = listing.post_by_slug(slug)
         if found is None:
             current = store.current_slug_for(slug)

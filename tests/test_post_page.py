@@ -79,3 +79,10 @@ def test_long_posts_show_a_table_of_contents(client, posts):
         assert page.select_one(".prose").find(id=link["href"][1:]) is not None
     short = BeautifulSoup(client.get(f"/posts/{short_slug}").get_data(as_text=True), "html.parser")
     assert short.select_one("nav.toc") is None
+
+
+def test_control_characters_in_a_post_address_are_404(client, posts):
+    """A slug with a NUL or other control character is simply not found, on either database."""
+    posts.create(1)
+    for url in ("/posts/%00", "/posts/a%00b", "/posts/%1b%5b"):
+        assert client.get(url).status_code == 404
