@@ -13,9 +13,10 @@ PGHOST  ?= 127.0.0.1
 
 .PHONY: run test setup test-sqlite test-postgresql browser bench lint services clean
 
+# A development run: debug mode supplies a development-only SECRET_KEY.
 run: setup
-	$(FLASK) db upgrade
-	$(FLASK) demo load
+	FLASK_DEBUG=1 $(FLASK) db upgrade
+	FLASK_DEBUG=1 $(FLASK) demo load
 	$(FLASK) run --debug --host 127.0.0.1 --port 5000
 
 test: setup /usr/bin/chromium services
