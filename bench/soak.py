@@ -693,6 +693,7 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
         and not store["duplicated"]
         and store["stored without acknowledgement"] == 0
         and store["posts acknowledged"] == args.posts
+        and results["saves acknowledged"] == args.posts + args.edits
         and store["integrity_check"] in (None, "ok")
         and not any(problems.values())
     )
@@ -712,6 +713,8 @@ def print_report(results: dict[str, object]) -> None:
     print(f"  read throughput while writing / alone: {ratio}")
     print(f"  write phase: {results['write phase seconds']} s")
     print(f"  saves acknowledged: {results['saves acknowledged']}")
+    if results["out of time"]:
+        print("  out of time: the editors had not finished when the bound (--max-seconds) hit")
     failed = results["failed requests"]
     print(f"  statuses: {results['statuses']}; 5xx: {results['5xx']}; failed: {len(failed)}")
     for failure in failed[:10]:

@@ -64,6 +64,9 @@ class Config:
     # are trusted for the client address (login rate limits) and the scheme (secure cookies).
     TRUSTED_PROXIES = _env_int("TRUSTED_PROXIES", 0, 0, 10)
 
+    # Strict-Transport-Security max-age, sent only on answers to requests made over HTTPS.
+    HSTS_MAX_AGE = _env_int("HSTS_MAX_AGE", 31_536_000, 0, 63_072_000)
+
     POSTS_PER_PAGE = 12
     PICKS_COUNT = 4
     # Query strings longer than this are refused with 414 before any view runs.
