@@ -1,1 +1,1 @@
-"""Benchmarks: the listing benchmark (`python -m bench.run`) and its helpers."""
+"""Benchmark scripts, never part of the test suite; the listing benchmark is `bench.run`."""
