@@ -3,32 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from blog import markup
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_markup():
-    """blog.markup through the package when it exists, else straight from its file."""
-    if (ROOT / "blog" / "__init__.py").exists():
-        from blog import markup
-
-        return markup
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))  # for its sibling blog/markup_*.py modules
-    spec = importlib.util.spec_from_file_location("blog.markup", ROOT / "blog" / "markup.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-markup = _load_markup()
 
 
 def html_of(text: str, **options) -> str:

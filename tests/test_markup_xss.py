@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import ast
 import html
-import importlib.util
 import re
-import sys
 import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,25 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from blog import markup
+
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def _load_markup():
-    """blog.markup through the package when it exists, else straight from its file."""
-    if (ROOT / "blog" / "__init__.py").exists():
-        from blog import markup
-
-        return markup
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))  # for its sibling blog/markup_*.py modules
-    spec = importlib.util.spec_from_file_location("blog.markup", ROOT / "blog" / "markup.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-markup = _load_markup()
 
 CORPUS = ROOT / "tests" / "data" / "xss_corpus.txt"
 _ESCAPE_RE = re.compile(r"\\(\\|n|r|t|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})")
