@@ -33,6 +33,21 @@ MAX_FRAMES = 500
 # Every frame of an animation is decoded and re-encoded on the whole canvas: a tiny GIF with
 # a huge canvas and many one-pixel frames would otherwise cost minutes of CPU.
 MAX_TOTAL_PIXELS = 100_000_000
+# JPEG markers kept as they are: the frame types browsers decode (baseline, extended sequential
+# and progressive Huffman), the tables and the scans. Any other marker means re-encoding.
+JPEG_FRAMES = {0xC0, 0xC1, 0xC2}
+JPEG_TABLES = {0xC4, 0xDB, 0xDD}  # DHT, DQT, DRI
+JPEG_SOS, JPEG_EOI = 0xDA, 0xD9
+# The application segments kept, by the signature their payload must start with.
+JPEG_APPS = {0xE0: b"JFIF\0", 0xE2: b"ICC_PROFILE\0", 0xEE: b"Adobe"}
+# Entropy-coded data after a scan header runs to the next marker: inside it, 0xFF is only
+# followed by a stuffed 0x00 or by a restart marker (0xD0 to 0xD7).
+JPEG_NEXT_MARKER = re.compile(rb"\xff(?![\x00\xd0-\xd7])")
+# WebP chunks kept as they are: pixels, alpha, animation and the colour profile (kept when
+# re-encoding too). Inside an animation frame only the pixel chunks may appear.
+WEBP_CHUNKS = {b"VP8 ", b"VP8L", b"VP8X", b"ALPH", b"ANIM", b"ANMF", b"ICCP"}
+WEBP_FRAME_CHUNKS = {b"VP8 ", b"VP8L", b"ALPH"}
+WEBP_EXIF_OR_XMP = 0x08 | 0x04  # VP8X flag bits announcing EXIF and XMP chunks
 ONE_YEAR = 365 * 24 * 3600
 NAME = re.compile(r"([0-9a-f]{64})\.([a-z]{3,4})")
 HASH = re.compile(r"[0-9a-f]{64}")
@@ -82,8 +97,89 @@ def _reencoded(picture: PIL.Image.Image, kind: str) -> tuple[bytes, int, int]:
     return out.getvalue(), picture.width, picture.height
 
 
+def _jpeg_is_clean(data: bytes) -> bool:
+    """Whether a JPEG holds only what decoding needs, up to its final EOI marker.
+
+    A camera's EXIF, XMP, comments, JFIF thumbnails or bytes after the end all mean no.
+    """
+    if data[:2] != b"\xff\xd8":
+        return False
+    at = 2
+    while True:
+        if at + 2 > len(data) or data[at] != 0xFF:
+            return False
+        marker = data[at + 1]
+        if marker == JPEG_EOI:
+            return at + 2 == len(data)
+        length = int.from_bytes(data[at + 2 : at + 4], "big")
+        end = at + 2 + length
+        if length < 2 or end > len(data):
+            return False
+        payload = data[at + 4 : end]
+        if marker in JPEG_APPS:
+            if not payload.startswith(JPEG_APPS[marker]):
+                return False
+            # JFIF and Adobe segments have a fixed size: a longer JFIF one carries a thumbnail.
+            if marker == 0xE0 and (len(payload) != 14 or payload[12:14] != b"\0\0"):
+                return False
+            if marker == 0xEE and len(payload) != 12:
+                return False
+        elif marker not in JPEG_FRAMES | JPEG_TABLES | {JPEG_SOS}:
+            return False
+        at = end
+        if marker == JPEG_SOS:
+            found = JPEG_NEXT_MARKER.search(data, at)
+            if found is None:
+                return False
+            at = found.start()
+
+
+def _riff_chunks(data: bytes, at: int) -> list[tuple[bytes, bytes]] | None:
+    """The (fourcc, payload) chunks from `at` to the very end of `data`; None if they don't fit."""
+    chunks = []
+    while at < len(data):
+        size = int.from_bytes(data[at + 4 : at + 8], "little")
+        end = at + 8 + size
+        padded = end + size % 2
+        if at + 8 > len(data) or padded > len(data) or data[end:padded] not in (b"", b"\0"):
+            return None
+        chunks.append((data[at : at + 4], data[at + 8 : end]))
+        at = padded
+    return chunks
+
+
+def _webp_is_clean(data: bytes) -> bool:
+    """Whether a WebP holds only pixels, alpha, animation and a colour profile, and no trailer.
+
+    EXIF and XMP chunks, or any chunk this list does not know, mean no.
+    """
+    if data[:4] != b"RIFF" or data[8:12] != b"WEBP":
+        return False
+    if int.from_bytes(data[4:8], "little") != len(data) - 8:
+        return False
+    chunks = _riff_chunks(data, 12)
+    if not chunks:
+        return False
+    for fourcc, payload in chunks:
+        if fourcc not in WEBP_CHUNKS:
+            return False
+        if fourcc == b"VP8X" and (len(payload) != 10 or payload[0] & WEBP_EXIF_OR_XMP):
+            return False
+        if fourcc == b"ANMF":
+            # A frame's 16-byte header is followed by its own chunks.
+            frame = _riff_chunks(payload, 16)
+            if not frame or any(inner not in WEBP_FRAME_CHUNKS for inner, _ in frame):
+                return False
+    return True
+
+
+# Formats whose uploads are kept byte for byte when they hold nothing to strip: re-encoding
+# them would lose quality and change the bytes, so an exported image would not import as itself.
+ALREADY_CLEAN = {"JPEG": _jpeg_is_clean, "WEBP": _webp_is_clean}
+
+
 def _clean(data: bytes) -> tuple[bytes, str, int, int]:
-    """Decode the upload fully and re-encode it; (bytes, format, width, height)."""
+    """Decode the upload fully, then keep it if clean or re-encode it; (bytes, format, w, h)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", PIL.Image.DecompressionBombWarning)
@@ -104,6 +200,8 @@ def _clean(data: bytes) -> tuple[bytes, str, int, int]:
                         413,
                     )
                 picture.load()
+                if kind in ALREADY_CLEAN and ALREADY_CLEAN[kind](data):
+                    return data, kind, width, height
                 cleaned, width, height = _reencoded(picture, kind)
                 return cleaned, kind, width, height
     except ImageError:

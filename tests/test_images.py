@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import random
 
 import PIL.Image
 import pytest
 import sqlalchemy as sa
-from PIL import PngImagePlugin
+from PIL import ImageCms, PngImagePlugin
 
 from blog.extensions import db
 from blog.images import ImageError, image_url, store_image
@@ -48,6 +49,33 @@ def noise_png(size: tuple[int, int]) -> bytes:
     out = io.BytesIO()
     image.save(out, "PNG", compress_level=1)
     return out.getvalue()
+
+
+def noise_picture(kind: str, mode: str = "RGB", frames: int = 1, seed: int = 6, **options) -> bytes:
+    """A small picture of random (but repeatable) pixels: re-encoding it changes its bytes."""
+    rng = random.Random(seed)
+    pictures = [
+        PIL.Image.frombytes("RGB", (48, 32), rng.randbytes(48 * 32 * 3)).convert(mode)
+        for _ in range(frames)
+    ]
+    out = io.BytesIO()
+    if frames > 1:
+        options |= {"save_all": True, "append_images": pictures[1:]}
+    pictures[0].save(out, kind, **options)
+    return out.getvalue()
+
+
+def with_segment(jpeg: bytes, marker: int, payload: bytes) -> bytes:
+    """The JPEG with one more marker segment right after its start-of-image marker."""
+    segment = bytes([0xFF, marker]) + (len(payload) + 2).to_bytes(2, "big") + payload
+    return jpeg[:2] + segment + jpeg[2:]
+
+
+def with_chunk(webp: bytes, fourcc: bytes, payload: bytes) -> bytes:
+    """The WebP with one more chunk at its end, its RIFF size updated to match."""
+    chunks = webp[12:] + fourcc + len(payload).to_bytes(4, "little") + payload
+    chunks += b"\0" * (len(payload) % 2)
+    return b"RIFF" + (len(chunks) + 4).to_bytes(4, "little") + b"WEBP" + chunks
 
 
 def reopened(data: bytes) -> PIL.Image.Image:
@@ -223,6 +251,72 @@ def test_webp_loses_exif(app):
         stored_bytes = image.data
     assert b"Example Camera Co" not in stored_bytes
     assert not reopened(stored_bytes).getexif()
+
+
+SRGB = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+CLEAN_UPLOADS = {
+    "baseline JPEG": ("JPEG", "RGB", 1, {}),
+    "progressive JPEG": ("JPEG", "RGB", 1, {"progressive": True}),
+    "JPEG with restart markers": ("JPEG", "RGB", 1, {"restart_marker_blocks": 1}),
+    "JPEG with a colour profile": ("JPEG", "RGB", 1, {"icc_profile": SRGB}),
+    "greyscale JPEG": ("JPEG", "L", 1, {}),
+    "CMYK JPEG (Adobe segment)": ("JPEG", "CMYK", 1, {}),
+    "lossy WebP": ("WEBP", "RGB", 1, {}),
+    "lossless WebP": ("WEBP", "RGB", 1, {"lossless": True}),
+    "WebP with alpha": ("WEBP", "RGBA", 1, {}),
+    "WebP with a colour profile": ("WEBP", "RGB", 1, {"icc_profile": SRGB}),
+    "animated WebP": ("WEBP", "RGB", 3, {"duration": 100}),
+}
+
+
+@pytest.mark.parametrize("name", CLEAN_UPLOADS)
+def test_clean_jpeg_and_webp_are_kept_byte_for_byte(app, name):
+    """Nothing to strip: the upload is stored as sent, so it exports and imports as itself."""
+    kind, mode, frames, options = CLEAN_UPLOADS[name]
+    original = noise_picture(kind, mode, frames, **options)
+    with app.app_context():
+        image = store_image(original)
+        assert image.data == original
+        assert (image.width, image.height) == (48, 32)
+        assert image.sha256 == hashlib.sha256(original).hexdigest()
+
+
+XMP = b"http://ns.adobe.com/xap/1.0/\0<x:xmpmeta>secret: the author's home</x:xmpmeta>"
+WEBP_EXIF = PIL.Image.Exif()
+WEBP_EXIF[0x010F] = "secret camera"
+NOT_CLEAN = {
+    "JPEG with EXIF and a comment": lambda: jpeg_with_gps(size=(48, 32)),
+    "JPEG with a comment": lambda: noise_picture("JPEG", comment=b"secret note"),
+    "JPEG with bytes after its end": lambda: noise_picture("JPEG") + b"<?php secret(); ?>",
+    "JPEG with XMP": lambda: with_segment(noise_picture("JPEG"), 0xE1, XMP),
+    "JPEG with IPTC": lambda: with_segment(noise_picture("JPEG"), 0xED, b"Photoshop 3.0\0secret"),
+    "JPEG with a JFIF thumbnail": lambda: with_segment(
+        noise_picture("JPEG"), 0xE0, b"JFIF\0\1\1\0\0\1\0\1\2\2" + b"secret thumb"
+    ),
+    "JPEG with a fill byte before a marker": lambda: b"\xff\xd8\xff" + noise_picture("JPEG")[2:],
+    "WebP with EXIF": lambda: noise_picture("WEBP", exif=WEBP_EXIF.tobytes()),
+    "WebP with XMP": lambda: noise_picture("WEBP", xmp=XMP),
+    "animated WebP with EXIF": lambda: noise_picture("WEBP", frames=2, exif=WEBP_EXIF.tobytes()),
+    "WebP with an unknown chunk": lambda: with_chunk(noise_picture("WEBP"), b"NOTE", b"secret"),
+    "WebP with bytes after its end": lambda: noise_picture("WEBP") + b"secret",
+}
+
+
+@pytest.mark.parametrize("name", NOT_CLEAN)
+def test_metadata_or_trailing_bytes_mean_a_re_encoded_jpeg_or_webp(app, name):
+    """Anything beyond the pixels is dropped by re-encoding, and the result is then kept as is."""
+    original = NOT_CLEAN[name]()
+    with app.app_context():
+        image = store_image(original)
+        db.session.commit()
+        stored_bytes = image.data
+        assert stored_bytes != original
+        assert b"secret" not in stored_bytes and b"Example Camera Co" not in stored_bytes
+        assert store_image(stored_bytes) is image
+    clean = reopened(stored_bytes)
+    assert clean.format == reopened(original).format
+    assert clean.size == (48, 32)
+    assert not clean.getexif() and "xmp" not in clean.info and "comment" not in clean.info
 
 
 def test_gif_loses_comments_and_keeps_its_frames(app):

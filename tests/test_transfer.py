@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -73,6 +74,14 @@ def picture(kind: str = "PNG", colour: tuple[int, int, int] = (30, 90, 160)) -> 
     """A small real image of the given format."""
     out = io.BytesIO()
     PIL.Image.new("RGB", (48, 32), colour).save(out, kind)
+    return out.getvalue()
+
+
+def noisy_picture(kind: str, seed: int = 6) -> bytes:
+    """A small image of random (repeatable) pixels: re-encoding it would change its bytes."""
+    pixels = random.Random(seed).randbytes(48 * 32 * 3)
+    out = io.BytesIO()
+    PIL.Image.frombytes("RGB", (48, 32), pixels).save(out, kind)
     return out.getvalue()
 
 
@@ -346,24 +355,30 @@ def _varied_posts(app) -> None:
         topics = [store.topic_named(name) for name in ("Databases", "Operations", "C++ & Rust")]
         png = images.store_image(picture("PNG"))
         gif = images.store_image(picture("GIF", (200, 40, 40)))
+        # Lossy formats: noise, so a re-encoding on import would show as changed bytes.
+        jpeg = images.store_image(noisy_picture("JPEG"))
+        webp = images.store_image(noisy_picture("WEBP", seed=7))
         rows = [
             dict(title="Plain: with a colon", author=ada, topics=topics[:1],
                  published_at=datetime(2024, 1, 2, 3, 4, 5, 678901), image_alt="A blue square"),
             dict(title="yes", slug="yes", author=mia, topics=topics[::-1], summary="null",
                  published_at=datetime(2023, 6, 1), updated_at=datetime(2023, 7, 1, 12, 30),
-                 featured=True, editors_pick=True, body="  indented first line\n\n\ttab\n"),
+                 featured=True, editors_pick=True, body="  indented first line\n\n\ttab\n",
+                 image_alt="Coloured noise"),
             dict(title="Draft, undated", author=ada, topics=topics[1:2],
                  summary="Line one\nline two:\n  - not a list", body="# Heading\n\n---\n"),
             dict(title="Ünïcödé — “quotes” & <tags>", author=ada, topics=topics,
                  published_at=datetime(2022, 2, 2), image_alt="A red square, quite small",
                  body="```python\nprint('---')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"),
             dict(title="Dated draft", author=mia, topics=topics[2:],
-                 published_at=datetime(2030, 1, 1), body=""),
+                 published_at=datetime(2030, 1, 1), body="", image_alt="More coloured noise"),
         ]  # fmt: skip
         made = [store.new_post(**{"body": "Body.", **row}) for row in rows]
         made[2].status = made[4].status = "draft"
         made[3].image = gif
         made[0].image = png
+        made[1].image = jpeg
+        made[4].image = webp
         db.session.commit()
 
 
@@ -378,12 +393,15 @@ def _snapshot(app) -> dict[str, tuple]:
 
 
 def test_round_trip_is_byte_identical(app, runner, tmp_path):
-    """Export, import into an empty database, export again: the same bytes, every field kept."""
+    """Export, import into an empty database, export again: the same bytes, every field kept.
+
+    Images included, in all four formats: a stored image imports as the same bytes.
+    """
     _varied_posts(app)
     before = _snapshot(app)
     first = run(runner, "export", str(tmp_path / "first"))
     assert first.exit_code == 0, first.output
-    assert "exported 5 posts (2 drafts, 2 images)" in first.output
+    assert "exported 5 posts (2 drafts, 4 images)" in first.output
     empty_database(app)
     imported = run(runner, "import", str(tmp_path / "first"))
     assert imported.output == "created 5, updated 0, unchanged 0\n", imported.output
@@ -393,8 +411,10 @@ def test_round_trip_is_byte_identical(app, runner, tmp_path):
     assert sorted(tree(tmp_path / "first")) == [
         "dated-draft.md",
         "draft-undated.md",
+        "images/dated-draft.webp",
         "images/plain-with-a-colon.png",
         "images/unicode-quotes-tags.gif",
+        "images/yes.jpg",
         "plain-with-a-colon.md",
         "unicode-quotes-tags.md",
         "yes.md",
