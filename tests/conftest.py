@@ -37,16 +37,12 @@ def _postgres_admin() -> sa.Engine:
     return engine
 
 
-@pytest.fixture(scope="session")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Create the run's throwaway database and drop it afterwards."""
-    if DATABASE == "sqlite":
-        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
-        return
-    if DATABASE != "postgresql":
-        raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {DATABASE!r}")
+@contextmanager
+def postgres_database(prefix: str) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database named `prefix` + a random suffix,
+    dropped (open connections and all) when the block ends."""
     admin = _postgres_admin()
-    name = f"fieldnotes_test_{uuid.uuid4().hex[:12]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
     try:
@@ -55,6 +51,18 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Create the run's throwaway database and drop it afterwards."""
+    if DATABASE == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.sqlite3'}"
+        return
+    if DATABASE != "postgresql":
+        raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {DATABASE!r}")
+    with postgres_database("fieldnotes_test") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

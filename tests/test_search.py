@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import threading
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from datetime import timedelta
@@ -23,7 +22,7 @@ from werkzeug.serving import make_server
 from blog import create_app, search, store
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Post, Topic, utcnow
-from tests.conftest import DATABASE, IN_CI, POSTGRES_SERVER, _postgres_admin, count_queries
+from tests.conftest import DATABASE, IN_CI, count_queries, postgres_database
 
 HTMX_MAIN = {"HX-Request": "true", "HX-Target": "main"}
 HTMX_RESULTS = {"HX-Request": "true", "HX-Target": "search-results"}
@@ -695,16 +694,8 @@ def fresh_database_url(tmp_path) -> Iterator[str]:
     if DATABASE == "sqlite":
         yield f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
         return
-    admin = _postgres_admin()
-    name = f"fieldnotes_search_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield sa.make_url(POSTGRES_SERVER).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with postgres_database("fieldnotes_search") as url:
+        yield url
 
 
 def test_downgrade_removes_the_index_and_upgrade_indexes_existing_posts(fresh_database_url):
