@@ -22,6 +22,7 @@ DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
 POSTGRES_SERVER = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
@@ -63,6 +64,21 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {DATABASE!r}")
     with postgres_database("fieldnotes_test") as url:
         yield url
+
+
+@pytest.fixture
+def redis_client():
+    """A client on the test Redis (TEST_REDIS_URL); skips when unreachable, fails in CI."""
+    redis = pytest.importorskip("redis")
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.exceptions.ConnectionError as error:
+        if IN_CI:
+            pytest.fail(f"Redis is required in CI and unreachable: {error}", pytrace=False)
+        pytest.skip(f"Redis unreachable at {REDIS_URL}")
+    yield client
+    client.close()
 
 
 @pytest.fixture(scope="session")

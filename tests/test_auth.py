@@ -20,7 +20,7 @@ from werkzeug.security import generate_password_hash
 from blog.auth import safe_next
 from blog.extensions import db, limiter
 from blog.models import PASSWORD_METHOD, Editor
-from tests.conftest import IN_CI
+from tests.conftest import REDIS_URL
 
 PASSWORD = "correct horse battery staple"
 CHEAP_METHOD = "scrypt:1024:8:1"
@@ -399,8 +399,6 @@ def test_form_mistakes_do_not_count_against_the_limit(app, client, password_hash
     assert login(client, "ada@example.com", PASSWORD).status_code == 303
 
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
 REDIS_SCRIPT = textwrap.dedent(
     """
     import sys
@@ -427,16 +425,8 @@ REDIS_SCRIPT = textwrap.dedent(
 )
 
 
-def test_limits_are_shared_through_redis_when_configured(tmp_path):
+def test_limits_are_shared_through_redis_when_configured(tmp_path, redis_client):
     """RATELIMIT_STORAGE_URI from the environment puts the counts in Redis for every server."""
-    redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.exceptions.ConnectionError as error:
-        if IN_CI:
-            pytest.fail(f"Redis is required in CI and unreachable: {error}", pytrace=False)
-        pytest.skip(f"Redis unreachable at {REDIS_URL}")
     prefix = f"fieldnotes-test-{uuid.uuid4().hex[:8]}"
     env = os.environ | {
         "DATABASE_URL": f"sqlite:///{tmp_path / 'redis.sqlite3'}",
@@ -454,10 +444,10 @@ def test_limits_are_shared_through_redis_when_configured(tmp_path):
         )
         assert result.returncode == 0, result.stderr
         assert result.stdout.split() == ["401"] * 5 + ["429"]
-        assert any(prefix.encode() in key for key in client.scan_iter(f"*{prefix}*"))
+        assert any(prefix.encode() in key for key in redis_client.scan_iter(f"*{prefix}*"))
     finally:
-        for key in client.scan_iter(f"*{prefix}*"):
-            client.delete(key)
+        for key in redis_client.scan_iter(f"*{prefix}*"):
+            redis_client.delete(key)
 
 
 # Password storage ------------------------------------------------------------------------------

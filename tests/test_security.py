@@ -26,7 +26,7 @@ from flask.testing import FlaskClient
 from blog import create_app
 from blog.extensions import db
 from blog.models import Image, Post, Topic
-from tests.conftest import IN_CI
+from tests.conftest import REDIS_URL
 from tests.test_auth import CHEAP_METHOD, PASSWORD, log_in_as, make_editor, page
 from tests.test_editor import HX_EDITOR, create, new_post_form
 from tests.test_images import noise_png, picture_bytes
@@ -504,8 +504,6 @@ def test_editor_pages_are_kept_out_of_htmx_history(app, writer, page_name):
 
 # Failed-login limits across server processes ---------------------------------------------------
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
 SERVER = textwrap.dedent(
     """
     import sys
@@ -521,23 +519,9 @@ SERVER = textwrap.dedent(
 )
 
 
-def require_redis():
-    """A Redis client, or a skip (a failure in CI) when the server is not there."""
-    redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except redis.exceptions.ConnectionError as error:
-        if IN_CI:
-            pytest.fail(f"Redis is required in CI and unreachable: {error}", pytrace=False)
-        pytest.skip(f"Redis unreachable at {REDIS_URL}")
-    return client
-
-
 @pytest.fixture
-def two_servers(app: Flask, database_url: str) -> Iterator[tuple[list[str], str]]:
+def two_servers(app: Flask, database_url: str, redis_client) -> Iterator[tuple[list[str], str]]:
     """Two server processes on one database, sharing failed-login counts through Redis."""
-    redis_client = require_redis()
     prefix = f"fieldnotes-test-{uuid.uuid4().hex[:8]}"
     env = os.environ | {"DATABASE_URL": database_url, "RATELIMIT_STORAGE_URI": REDIS_URL}
     servers = [
