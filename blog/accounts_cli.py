@@ -95,23 +95,24 @@ def list_() -> None:
         click.echo(f"{editor.email:<{width}}  {state:<8}  since {since}  {editor.name}")
 
 
+def _set_active(email: str, active: bool) -> None:
+    """Allow or stop logins for one account, under the write lock, and say so."""
+    begin_write()
+    editor = _editor(email)
+    editor.active = active
+    db.session.commit()
+    click.echo(f"{'Enabled' if active else 'Disabled'} {editor.email}.")
+
+
 @editors.command("disable")
 @click.argument("email")
 def disable(email: str) -> None:
     """Stop an account from logging in; its open sessions end at their next request."""
-    begin_write()
-    editor = _editor(email)
-    editor.active = False
-    db.session.commit()
-    click.echo(f"Disabled {editor.email}.")
+    _set_active(email, False)
 
 
 @editors.command("enable")
 @click.argument("email")
 def enable(email: str) -> None:
     """Let a disabled account log in again."""
-    begin_write()
-    editor = _editor(email)
-    editor.active = True
-    db.session.commit()
-    click.echo(f"Enabled {editor.email}.")
+    _set_active(email, True)
