@@ -88,8 +88,8 @@ def _pipeline(rng: random.Random) -> tuple[str, str]:
         if i < n - 1:
             parts.append(_arrow(x + w + 4, x + w + gap - 4, 180, _link()))
     alt = (
-        f"Blueprint drawing of a pipeline: {_num(n)} boxes in a row joined by arrows, "
-        f"the {_ord(accent)} box highlighted in blue."
+        f"Blueprint drawing of a pipeline of {_num(n)} boxes joined by arrows, "
+        f"the {_ord(accent)} in blue."
     )
     return "".join(parts), alt
 
@@ -108,7 +108,7 @@ def _stack(rng: random.Random) -> tuple[str, str]:
     shape = "narrowing toward the top" if taper else "of equal width"
     alt = (
         f"Blueprint drawing of a stack of {_num(n)} layers {shape}, "
-        f"the {_ord(accent)} layer from the top highlighted in blue."
+        f"the {_ord(accent)} from the top in blue."
     )
     return "".join(parts), alt
 
@@ -153,8 +153,8 @@ def _graph(rng: random.Random) -> tuple[str, str]:
     body = [_line(*pts[i], *pts[j], _link()) for i, j in edges]
     body += [_circle(x, y, r, _part(k == hub)) for k, (x, y) in enumerate(pts)]
     alt = (
-        f"Blueprint drawing of a network of {_num(n)} circular nodes joined by "
-        f"{_num(len(edges))} edges, the best-connected node highlighted in blue."
+        f"Blueprint drawing of a network of {_num(n)} nodes and {_num(len(edges))} edges, "
+        "the best-connected node in blue."
     )
     return "".join(body), alt
 
@@ -175,12 +175,12 @@ def _bars(rng: random.Random) -> tuple[str, str]:
     if trend == "uneven":
         alt = (
             f"Blueprint drawing of a bar chart of {_num(n)} bars of uneven height, "
-            f"the tallest bar, {_ord(tallest)} from the left, in blue."
+            f"the tallest, {_ord(tallest)} from the left, in blue."
         )
     else:
         alt = (
-            f"Blueprint drawing of a bar chart with {_num(n)} bars {trend} "
-            "from left to right, the tallest bar in blue."
+            f"Blueprint drawing of a bar chart of {_num(n)} bars {trend} "
+            "from left to right, the tallest in blue."
         )
     return "".join(body), alt
 
@@ -209,8 +209,8 @@ def _tree(rng: random.Random) -> tuple[str, str]:
     ]
     body += [_rect(x - gw / 2, y - h / 2, gw, h, _part()) for x, y in grand]
     alt = (
-        f"Blueprint drawing of a tree: a root box with {_num(k)} children, the {_ord(branch)} "
-        f"child highlighted in blue with {_num(g)} children of its own."
+        f"Blueprint drawing of a tree: a root with {_num(k)} children, the {_ord(branch)} "
+        f"in blue with {_num(g)} children of its own."
     )
     return "".join(body), alt
 
@@ -231,7 +231,7 @@ def _sequence(rng: random.Random) -> tuple[str, str]:
         body.append(_arrow(xs[a], xs[b], y, _link(i == accent)))
     alt = (
         f"Blueprint drawing of a sequence diagram: {_num(lanes)} lifelines exchanging "
-        f"{_num(m)} messages, the {_ord(accent)} message drawn in blue."
+        f"{_num(m)} messages, the {_ord(accent)} in blue."
     )
     return "".join(body), alt
 
@@ -252,14 +252,11 @@ def _ring(rng: random.Random) -> tuple[str, str]:
     body += [_circle(x, y, r, _part(not hub and i == 0)) for i, (x, y) in enumerate(pts)]
     if hub:
         alt = (
-            f"Blueprint drawing of {_num(n)} nodes in a ring around a central hub "
-            "joined by spokes, the hub highlighted in blue."
+            f"Blueprint drawing of {_num(n)} nodes joined in a ring, each with a spoke "
+            "to a central hub in blue."
         )
     else:
-        alt = (
-            f"Blueprint drawing of {_num(n)} nodes in a ring, each joined to its two "
-            "neighbours, the top node highlighted in blue."
-        )
+        alt = f"Blueprint drawing of {_num(n)} nodes joined in a ring, the top node in blue."
     return "".join(body), alt
 
 
@@ -274,8 +271,8 @@ def _queue(rng: random.Random) -> tuple[str, str]:
     body.append(_arrow(x0 + n * w + 70, x0 + n * w + 10, 180, _link()))
     filled = "leftmost cell" if k == 1 else f"{_num(k)} leftmost cells"
     alt = (
-        f"Blueprint drawing of a queue: a row of {_num(n)} cells with arrows in at the right "
-        f"and out at the left, the {filled} filled in blue."
+        f"Blueprint drawing of a queue of {_num(n)} cells, arrows in at the right and out "
+        f"at the left, the {filled} in blue."
     )
     return "".join(body), alt
 

@@ -156,6 +156,9 @@ def test_cards_show_topic_title_summary_author_date_and_link(client, posts):
     assert card.select_one("time").get_text() == "Nov 12, 2025"
     assert card.select_one("time")["datetime"] == "2025-11-12"
     assert card.select_one(".card-read")["href"] == f"/posts/{slug}"
+    assert card.select_one(".card-read").get_text() == "read →"
+    meta = card.select_one(".card-meta").get_text()
+    assert meta.startswith("Ada Example · Nov 12, 2025 · ") and meta.endswith(" min read")
     image = card.select_one("img")
     assert image["src"] == f"/illustrations/{slug}.svg"
     assert len(image["alt"]) > 20 and image["width"] == "640" and image["height"] == "360"
@@ -237,6 +240,17 @@ def test_read_more_answers_with_the_next_cards_only(client, posts):
     last = soup(client.get("/?page=3", headers=HTMX_MORE))
     assert last.select_one('#more[hx-swap-oob="true"]').select(".read-more") == []
     assert response.headers["Vary"].count("HX-Request") == 1
+
+
+def test_read_more_takes_its_swap_from_the_list_footer(client, posts):
+    """The footer says where read more swaps, so the copy each swap sends stays short."""
+    posts.create(30)
+    footer = soup(client.get("/")).select_one(".list-footer")
+    assert footer["hx-target"] == "#post-list" and footer["hx-swap"] == "beforeend"
+    assert footer["hx-push-url"] == "true"
+    fragment = soup(client.get("/?page=2", headers=HTMX_MORE))
+    for more in (footer.select_one("#more .read-more"), fragment.select_one("#more .read-more")):
+        assert not {"hx-target", "hx-swap", "hx-push-url"} & set(more.attrs)
 
 
 @pytest.mark.parametrize(
