@@ -41,6 +41,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         errors,
         feeds,
         images,
+        pagecache,
         public,
         search,
         security,
@@ -49,6 +50,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     from blog.extensions import db, htmx, migrate
 
+    database.settle_engine_options(app.config)
     db.init_app(app)
     database.init_app(app)
     # The search index is made by its migration, not by models: keep it out of autogenerate.
@@ -70,6 +72,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     auth.init_app(app)
     editor.init_app(app)
     app.register_blueprint(images.bp)
+    pagecache.init_app(app)
     if app.config["TRUSTED_PROXIES"]:
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]

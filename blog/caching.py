@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
-from flask import Flask, current_app, request
+from flask import Flask, current_app, has_request_context, request
 from flask.wrappers import Response
 from flask_compress import Compress
 from flask_sqlalchemy.session import Session as AppSession
 from werkzeug.http import is_resource_modified
 from werkzeug.security import safe_join
 
-from blog import listing
+from blog import hotreads, listing
 from blog.database import WRITE_OPTION
 from blog.extensions import db
 from blog.models import SiteState, utcnow
@@ -167,23 +167,36 @@ class Snapshot:
         return self.changed_at
 
 
-def _read_state() -> tuple[Snapshot, datetime | None]:
-    """The state row, and the next scheduled publish time it records."""
-    table = SiteState.__table__.c
-    query = sa.select(
-        table.version,
-        table.changed_at,
-        table.live_count,
-        table.featured_id,
-        table.pick_ids,
-        table.next_publish_at,
-    ).where(table.id == 1)
-    row = db.session.execute(query).first()
+# The state row as every reader sees it (also read by blog/pagecache.py before Flask runs).
+_STATE = SiteState.__table__.c
+READ_STATE = sa.select(
+    _STATE.version,
+    _STATE.changed_at,
+    _STATE.live_count,
+    _STATE.featured_id,
+    _STATE.pick_ids,
+    _STATE.next_publish_at,
+).where(_STATE.id == 1)
+# Where a state row already read for this request waits (see blog/pagecache.py).
+STATE_ENVIRON_KEY = "fieldnotes.state"
+
+
+def state_from_row(row: Sequence[Any] | None) -> tuple[Snapshot, datetime | None]:
+    """A snapshot and the next scheduled publish time from a row of READ_STATE."""
     if row is None:
         return Snapshot(0, None, 0), None
     version, changed_at, live_count, featured_id, pick_ids, next_publish_at = row
     picks = tuple(int(i) for i in (pick_ids or "").split(",") if i)
     return Snapshot(version, changed_at, live_count, featured_id, picks), next_publish_at
+
+
+def _read_state() -> tuple[Snapshot, datetime | None]:
+    """The state row, and the next scheduled publish time it records."""
+    given = request.environ.pop(STATE_ENVIRON_KEY, None) if has_request_context() else None
+    if given is not None:
+        return given
+    rows = hotreads.fetch(READ_STATE)
+    return state_from_row(rows[0] if rows else None)
 
 
 def _publish_due_posts() -> None:
@@ -255,6 +268,8 @@ def build_token(app: Flask) -> str:
     Read once per process from the files' bytes, so every worker agrees; in debug mode,
     where files change under a running server, from their sizes and times on every call.
     """
+    if not app.debug and app.import_name in _build_tokens:
+        return _build_tokens[app.import_name]
     roots = [Path(__file__).parent]
     roots += [Path(folder) for folder in (app.template_folder, app.static_folder) if folder]
     if app.debug:
@@ -268,13 +283,20 @@ def build_token(app: Flask) -> str:
 def _settings_key() -> tuple[tuple[str, object], ...]:
     """The settings that pages show (names, texts, page sizes)."""
     config = current_app.config
-    names = [*sorted(k for k in config if k.startswith("SITE_")), "POSTS_PER_PAGE", "PICKS_COUNT"]
+    names = current_app.extensions.get("fieldnotes_page_settings")
+    if names is None:  # the names are fixed when the app is built; their values are read
+        names = (
+            *sorted(k for k in config if k.startswith("SITE_")),
+            "POSTS_PER_PAGE",
+            "PICKS_COUNT",
+        )
+        current_app.extensions["fieldnotes_page_settings"] = names
     return tuple((name, config.get(name)) for name in names)
 
 
-def _credential_cookies() -> tuple[str, ...]:
+def credential_cookies(config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     """Names of the cookies that can carry a signed-in editor."""
-    config = current_app.config
+    config = current_app.config if config is None else config
     return (
         config.get("SESSION_COOKIE_NAME") or "session",
         config.get("REMEMBER_COOKIE_NAME") or REMEMBER_COOKIE_DEFAULT,
@@ -283,12 +305,12 @@ def _credential_cookies() -> tuple[str, ...]:
 
 def has_credentials() -> bool:
     """True when the request carries a session or remember-me cookie."""
-    return any(name in request.cookies for name in _credential_cookies())
+    return any(name in request.cookies for name in credential_cookies())
 
 
 def _viewer_key() -> str:
     """Who the page is for: empty for anonymous readers, a digest of their cookies otherwise."""
-    values = [request.cookies.get(name, "") for name in _credential_cookies()]
+    values = [request.cookies.get(name, "") for name in credential_cookies()]
     if not any(values):
         return ""
     return hashlib.sha256("\0".join(values).encode()).hexdigest()

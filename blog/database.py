@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import MutableMapping
+from typing import Any
 
 import sqlalchemy as sa
 from flask import Flask, request
@@ -36,6 +38,16 @@ def _begin_sqlite(connection: sa.Connection) -> None:
         return
     immediate = connection.get_execution_options().get(WRITE_OPTION, False)
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def settle_engine_options(config: MutableMapping[str, Any]) -> None:
+    """Ping pooled connections before use only where a server can drop them: SQLite is a
+    file, so a ping there would only add a statement to every request."""
+    if str(config.get("SQLALCHEMY_DATABASE_URI", "")).startswith("sqlite"):
+        config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+            **config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+            "pool_pre_ping": False,
+        }
 
 
 def begin_write() -> None:

@@ -14,7 +14,7 @@ from lxml import html as lxml_html
 
 from blog import caching, listing
 from blog.models import Post, Topic
-from blog.seo import FEED_TYPES, absolute_url, external_url, post_modified, xml_safe
+from blog.seo import FEED_TYPES, absolute_url, external_url, post_modified, post_urls, xml_safe
 
 bp = Blueprint("feeds", __name__)
 
@@ -78,8 +78,9 @@ def build_feed(posts: Sequence[Post], kind: str, topic: Topic | None = None) -> 
     feed.lastBuildDate(_aware(max(updated, default=EPOCH)))
 
     # feedgen prepends entries by default; append keeps newest first.
+    post_url = post_urls()
     for post, modified in zip(posts, updated, strict=True):
-        url = external_url("public.post", slug=post.slug)
+        url = post_url(post.slug)
         entry = feed.add_entry(order="append")
         entry.id(entry_id(post))
         entry.title(xml_safe(post.title))

@@ -2,36 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
+from flask import current_app
 
+from blog import cards, hotreads
+from blog.cards import Card, Named
 from blog.extensions import db
 from blog.models import PUBLISHED, ListingAnchor, Post, PostTopic, SiteState, Topic, utcnow
-
-# Cards show these columns only; bodies stay in the database.
-CARD_COLUMNS = (
-    Post.id,
-    Post.slug,
-    Post.title,
-    Post.excerpt,
-    Post.published_at,
-    Post.updated_at,
-    Post.reading_minutes,
-    Post.image_alt,
-    Post.author_id,
-    Post.primary_topic_id,
-)
 
 
 @dataclass(frozen=True)
 class TopicCount:
     """A topic in the filter with the number of published posts that carry it."""
 
-    topic: Topic
+    topic: Named
     count: int
 
 
@@ -39,7 +29,7 @@ class TopicCount:
 class Page:
     """One page of cards and the numbers the counter and "read more" need."""
 
-    posts: list[Post]
+    posts: list[Card]
     number: int
     per_page: int
     total: int
@@ -70,24 +60,22 @@ def live() -> sa.ColumnElement[bool]:
     return sa.and_(Post.status == PUBLISHED, Post.published_at <= utcnow())
 
 
-def _cards() -> sa.Select:
-    """A select of posts with just the card columns, author and primary topic."""
-    return sa.select(Post).options(
-        so.load_only(*CARD_COLUMNS),
-        so.joinedload(Post.author),
-        so.joinedload(Post.primary_topic),
-    )
-
-
 def _newest(query: sa.Select) -> sa.Select:
     """Order newest first, with the id as a stable tie-break."""
     return query.order_by(Post.published_at.desc(), Post.id.desc())
 
 
+_TOPIC_COUNTS = (
+    sa.select(Topic.id, Topic.name, Topic.slug, Topic.live_count)
+    .where(Topic.live_count > 0)
+    .order_by(Topic.position, Topic.name)
+)
+
+
 def topic_counts() -> list[TopicCount]:
     """Every topic that has live posts, in filter order, with its kept count."""
-    query = sa.select(Topic).where(Topic.live_count > 0).order_by(Topic.position, Topic.name)
-    return [TopicCount(topic, topic.live_count) for topic in db.session.scalars(query)]
+    rows = hotreads.fetch(_TOPIC_COUNTS)
+    return [TopicCount(Named(id_, name, slug), count) for id_, name, slug, count in rows]
 
 
 def last_page(total: int, per_page: int) -> int:
@@ -100,52 +88,73 @@ class Listing:
     """What a listing page shows: its page of cards, and the home page's featured and picks."""
 
     page: Page
-    featured: Post | None
-    picks: list[Post]
+    featured: Card | None
+    picks: list[Card]
 
 
-def _in_topic(topic_id: int) -> sa.ColumnElement[bool]:
-    """Posts that carry the topic."""
-    return Post.id.in_(sa.select(PostTopic.post_id).where(PostTopic.topic_id == topic_id))
+@functools.cache
+def _page_statement(in_topic: bool, shown_slots: int) -> sa.CompoundSelect:
+    """One page of cards, then the posts asked for by id that are not on it (featured,
+    picks), in one statement; the last column says which part a row came from.
 
-
-def _page_ids(topic: Topic | None, number: int, per_page: int) -> sa.Select:
-    """Ids of one page's posts: an index seek from the page's anchor, never an OFFSET."""
+    The page is an index range from its kept anchor, never an OFFSET: (published_at, id)
+    compared as a row value, which both databases answer from the listing index. Built once;
+    the values are bound parameters (`topic_id`, `page`, `now`, `per_page`, and `shown_0`
+    up to `shown_<shown_slots - 1>`, with 0 in the unused ones: no post has id 0).
+    """
     anchor = ListingAnchor.__table__.c
-    at = sa.and_(anchor.topic_id == (topic.id if topic else 0), anchor.page == number)
-    anchor_time = sa.select(anchor.published_at).where(at).scalar_subquery()
-    anchor_id = sa.select(anchor.post_id).where(at).scalar_subquery()
-    query = sa.select(Post.id).where(
-        live(),
-        sa.or_(
-            Post.published_at < anchor_time,
-            sa.and_(Post.published_at == anchor_time, Post.id <= anchor_id),
-        ),
+    at = sa.and_(anchor.topic_id == sa.bindparam("topic_id"), anchor.page == sa.bindparam("page"))
+    anchor_key = sa.tuple_(
+        sa.select(anchor.published_at).where(at).scalar_subquery(),
+        sa.select(anchor.post_id).where(at).scalar_subquery(),
     )
-    if topic is not None:
-        query = query.where(_in_topic(topic.id))
-    return _newest(query).limit(per_page)
+    page_ids = sa.select(Post.id).where(
+        Post.status == PUBLISHED,
+        Post.published_at <= sa.bindparam("now"),
+        sa.tuple_(Post.published_at, Post.id) <= anchor_key,
+    )
+    if in_topic:
+        in_topic_ids = sa.select(PostTopic.post_id).where(
+            PostTopic.topic_id == sa.bindparam("topic_id")
+        )
+        page_ids = page_ids.where(Post.id.in_(in_topic_ids))
+    page = _newest(page_ids).limit(sa.bindparam("per_page")).cte("page")
+    listed = cards.select(sa.literal(True).label("on_page")).join(page, page.c.id == Post.id)
+    shown = cards.select(sa.literal(False).label("on_page")).where(
+        Post.id.in_([sa.bindparam(f"shown_{slot}") for slot in range(shown_slots)]),
+        Post.id.not_in(sa.select(page.c.id)),
+    )
+    return sa.union_all(listed, shown)
 
 
 def listing_page(
-    topic: Topic | None,
+    topic: Named | None,
     number: int,
     per_page: int,
     total: int,
     shown_ids: tuple[int, ...] = (),
 ) -> Listing:
     """One page of cards plus the posts in `shown_ids` (featured, picks), in one statement."""
-    page_ids = _page_ids(topic, number, per_page)
-    on_page = Post.id.in_(page_ids).label("on_page")
-    wanted = Post.id.in_(page_ids)
-    if shown_ids:
-        wanted = sa.or_(wanted, Post.id.in_(shown_ids))
-    rows = db.session.execute(_newest(_cards().add_columns(on_page).where(wanted))).all()
-    by_id = {post.id: post for post, _ in rows}
-    cards = [post for post, listed in rows if listed]
+    slots = max(len(shown_ids), current_app.config["PICKS_COUNT"] + 1)
+    values = {
+        "topic_id": topic.id if topic else 0,
+        "page": number,
+        "now": utcnow(),
+        "per_page": per_page,
+        **{f"shown_{slot}": 0 for slot in range(slots)},
+        **{f"shown_{slot}": post_id for slot, post_id in enumerate(shown_ids)},
+    }
+    rows = hotreads.fetch(_page_statement(topic is not None, slots), values)
+    page: list[Card] = []
+    by_id: dict[int, Card] = {}
+    for row in rows:
+        card = by_id[row[0]] = cards.from_row(row)
+        if row[-1]:
+            page.append(card)
+    page.sort(key=cards.recency, reverse=True)
     featured = by_id.get(shown_ids[0]) if shown_ids else None
     picks = [by_id[i] for i in shown_ids[1:] if i in by_id]
-    return Listing(Page(cards, number, per_page, total), featured, picks)
+    return Listing(Page(page, number, per_page, total), featured, picks)
 
 
 # --- Keeping the listing's counts and anchors current -------------------------------------
@@ -202,15 +211,19 @@ def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int)
         sa.insert(anchors).from_select(
             ["topic_id", "page", "published_at", "post_id"],
             sa.select(
-                sa.literal(0), sa.cast(page_of(everything), sa.Integer),
-                everything.c.published_at, everything.c.id,
+                sa.literal(0),
+                sa.cast(page_of(everything), sa.Integer),
+                everything.c.published_at,
+                everything.c.id,
             ).where(first_of_page(everything)),
         ),
         sa.insert(anchors).from_select(
             ["topic_id", "page", "published_at", "post_id"],
             sa.select(
-                by_topic.c.topic_id, sa.cast(page_of(by_topic), sa.Integer),
-                by_topic.c.published_at, by_topic.c.id,
+                by_topic.c.topic_id,
+                sa.cast(page_of(by_topic), sa.Integer),
+                by_topic.c.published_at,
+                by_topic.c.id,
             ).where(first_of_page(by_topic)),
         ),
     ]

@@ -18,6 +18,11 @@ STATUSES = (DRAFT, PUBLISHED)
 PASSWORD_METHOD = "scrypt:131072:8:1"
 
 
+def was_revised(published: datetime | None, updated: datetime | None) -> bool:
+    """True when a post was revised after it was first published."""
+    return bool(updated and published and updated > published)
+
+
 def utcnow() -> datetime:
     """Naive UTC now: every timestamp in the store is naive UTC."""
     return datetime.now(UTC).replace(tzinfo=None)
@@ -161,7 +166,7 @@ class Post(db.Model):
     @property
     def was_updated(self) -> bool:
         """True when the post was revised after it was first published."""
-        return bool(self.updated_at and self.published_at and self.updated_at > self.published_at)
+        return was_revised(self.published_at, self.updated_at)
 
 
 class SiteState(db.Model):

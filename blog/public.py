@@ -17,7 +17,7 @@ from flask import (
 from flask.wrappers import Response
 
 from blog import caching, htmx, listing, pagecache, seo, store
-from blog.models import Topic
+from blog.cards import Named
 
 bp = Blueprint("public", __name__)
 
@@ -36,13 +36,11 @@ def _page_number() -> int:
     return number
 
 
-def _kept_or_rendered(
+def _render_and_keep(
     check: caching.Validator, render: Callable[[], Response], vary: Iterable[str] = ()
 ) -> Response:
-    """The page kept for this validator, or a fresh render that is then kept."""
-    response = pagecache.get(check)
-    if response is None:
-        response = pagecache.put(check, render())
+    """A fresh render, handed to the page cache (blog/pagecache.py) to keep."""
+    response = pagecache.keep(check, render())
     response.vary.update(vary)
     return caching.cacheable(response, check, personal=True)
 
@@ -60,7 +58,7 @@ def _listing(topic_slug: str | None) -> Response:
     def render() -> Response:
         counts = listing.topic_counts()
         total = check.state.live_count
-        topic: Topic | None = None
+        topic: Named | None = None
         topic_total = total
         if topic_slug is not None:
             match = next((c for c in counts if c.topic.slug == topic_slug), None)
@@ -88,7 +86,7 @@ def _listing(topic_slug: str | None) -> Response:
             meta=seo.listing_meta(topic, found.page, found.featured) if block is None else None,
         )
 
-    return _kept_or_rendered(check, render, htmx.VARY)
+    return _render_and_keep(check, render, htmx.VARY)
 
 
 @bp.get("/")
@@ -123,4 +121,4 @@ def post(slug: str) -> Response:
         body = render_template("public/post.html", post=found, meta=seo.post_meta(found))
         return make_response(body)
 
-    return _kept_or_rendered(check, render)
+    return _render_and_keep(check, render)

@@ -20,7 +20,7 @@ from flask.wrappers import Response
 from markupsafe import Markup, escape
 from sqlalchemy.dialects import postgresql as pg
 
-from blog import caching, htmx, listing
+from blog import caching, cards, htmx, listing
 from blog.extensions import db
 from blog.models import PUBLISHED, Post, PostTopic, Topic, utcnow
 from blog.public import _page_number
@@ -423,8 +423,7 @@ def search_posts(
     found = engine.ranked_page(terms, topic, per_page, (number - 1) * per_page)
     if not found.ids:
         return Results(listing.Page([], number, per_page, found.ranked), found.total)
-    cards = db.session.scalars(listing._cards().where(Post.id.in_(found.ids)))
-    by_id = {post.id: post for post in cards}
+    by_id = cards.by_ids(db.session.connection(), found.ids)
     ellipses = isinstance(engine, _PostgreSQL)
     snippets = {}
     for post_id, body in db.session.execute(engine.snippets(terms, found.ids)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import mimetypes
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -59,6 +59,15 @@ def absolute_url(path: str) -> str:
 def external_url(endpoint: str, **values: Any) -> str:
     """url_for made absolute on SITE_URL."""
     return absolute_url(url_for(endpoint, **values))
+
+
+def post_urls() -> Callable[[str], str]:
+    """slug → the post's absolute URL, for pages that link many posts: url_for runs once and
+    each slug is quoted into its place by the route's own converter."""
+    marker = "0-slug-0"
+    head, _, tail = external_url("public.post", slug=marker).rpartition(marker)
+    to_url = current_app.url_map.converters["default"](current_app.url_map).to_url
+    return lambda slug: f"{head}{to_url(slug)}{tail}"
 
 
 def iso_datetime(value: datetime | None) -> str:
@@ -224,6 +233,7 @@ def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None)
     shown = featured or (page.posts[0] if page.posts else None)
     data = None
     if topic is None:
+        post_url = post_urls()
         data = json_ld(
             {
                 "@context": SCHEMA_CONTEXT,
@@ -236,7 +246,7 @@ def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None)
                     {
                         "@type": "BlogPosting",
                         "headline": post.title,
-                        "url": external_url("public.post", slug=post.slug),
+                        "url": post_url(post.slug),
                         "datePublished": iso_datetime(post.published_at),
                         "author": {"@type": "Person", "name": post.author.name},
                     }
@@ -274,8 +284,9 @@ def sitemap_xml() -> bytes:
     _url(root, external_url("public.home"), newest)
     for entry in listing.sitemap_topics():
         _url(root, external_url("public.topic", slug=entry.slug), entry.lastmod)
+    post_url = post_urls()
     for entry in posts:
-        _url(root, external_url("public.post", slug=entry.slug), entry.lastmod)
+        _url(root, post_url(entry.slug), entry.lastmod)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import brotli
 import sqlalchemy as sa
 
+from blog import pagecache
 from blog.extensions import db
 from blog.models import Post, SiteState, utcnow
 from tests.conftest import count_queries
@@ -98,3 +99,118 @@ def test_pages_are_not_kept_when_turned_off(app, client, posts):
     finally:
         app.config["PAGE_CACHE"] = True
     assert len(statements) > 1
+
+
+# --- KeptPages: the WSGI wrapper that answers kept pages before Flask runs --------------------
+
+REQUESTS = [
+    ("/", {}),
+    ("/", {"Accept-Encoding": "gzip"}),
+    ("/", {"Accept-Encoding": "gzip, br"}),
+    ("/?page=2", {"HX-Request": "true", "HX-Target": "post-list", "Accept-Encoding": "br"}),
+    ("/topics/databases", {"HX-Request": "true", "HX-Target": "all-posts"}),
+]
+
+
+def _renders(app):
+    """A list that fills with the name of every template the app renders."""
+    from flask import template_rendered
+
+    rendered: list[str] = []
+
+    def record(_sender, template, **_extra):
+        rendered.append(template.name)
+
+    template_rendered.connect(record, app)
+    return rendered, lambda: template_rendered.disconnect(record, app)
+
+
+def _sent(response):
+    """What a client receives: status, headers (as a set) and body."""
+    return response.status_code, set(response.headers.items()), response.get_data()
+
+
+def test_kept_pages_are_sent_exactly_as_rendered(app, client, posts):
+    """A page from memory matches the rendered one byte for byte, header for header."""
+    posts.topics("Databases")
+    posts.create(14, topics=("Databases",))
+    [slug] = posts.create(1, topics=("Databases",))
+    for path, headers in [*REQUESTS, (f"/posts/{slug}", {"Accept-Encoding": "br"})]:
+        pagecache.clear()
+        rendered = _sent(client.get(path, headers=headers))
+        with count_queries(app) as statements:
+            kept = _sent(client.get(path, headers=headers))
+        assert kept == rendered, path
+        assert len(statements) == 1, (path, statements)
+        head = client.head(path, headers=headers)
+        assert (head.status_code, head.get_data()) == (200, b"")
+        assert head.headers["Content-Length"] == str(len(rendered[2]))
+
+
+def test_kept_pages_answer_conditional_requests(app, client, posts):
+    """A client holding the kept page gets a 304 from memory with the page's validators."""
+    posts.create(2)
+    first = client.get("/")
+    rendered, stop = _renders(app)
+    try:
+        again = client.get("/", headers={"If-None-Match": first.headers["ETag"]})
+        since = client.get("/", headers={"If-Modified-Since": first.headers["Last-Modified"]})
+        star = client.get("/", headers={"If-None-Match": "*"})
+    finally:
+        stop()
+    for answer in (again, since):
+        assert answer.status_code == 304 and answer.get_data() == b""
+        assert answer.headers["ETag"] == first.headers["ETag"]
+        assert answer.headers["Cache-Control"] == first.headers["Cache-Control"]
+        assert "Content-Type" not in answer.headers
+    assert star.status_code == 200  # "*" is answered by a render, as the views answer it
+    assert rendered == ["public/listing.html"]
+
+
+def test_requests_with_credentials_are_never_served_from_memory(app, client, posts):
+    """A session cookie means a possible editor: Flask renders the page every time."""
+    posts.create(2)
+    client.get("/")
+    client.set_cookie("session", "not-a-signed-in-editor")
+    rendered, stop = _renders(app)
+    try:
+        private = client.get("/")
+        client.get("/")
+    finally:
+        stop()
+    assert rendered == ["public/listing.html"] * 2
+    assert "private" in private.headers["Cache-Control"]
+
+
+def test_a_write_by_another_process_is_seen_at_once(app, client, posts, database_url):
+    """Kept pages check the shared version on every request, so no server shows old data."""
+    from blog import create_app
+
+    [slug] = posts.create(1, title="Old words")
+    assert "Old words" in client.get("/").get_data(as_text=True)
+    other = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url})
+    with other.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.title = "New words"
+        db.session.commit()
+        db.engine.dispose()
+    assert "New words" in client.get("/").get_data(as_text=True)
+
+
+def test_a_failed_version_read_falls_back_to_rendering(app, client, posts, monkeypatch):
+    """If the state row cannot be read before Flask, Flask answers as it always does."""
+    posts.create(1, title="Still here")
+    client.get("/")
+    broken = sa.select(sa.literal_column("no_such_column")).select_from(SiteState.__table__)
+    monkeypatch.setattr(pagecache, "READ_STATE", broken)
+    rendered, stop = _renders(app)
+    try:
+        page = client.get("/")
+    finally:
+        stop()
+    assert page.status_code == 200 and "Still here" in page.get_data(as_text=True)
+    assert rendered == ["public/listing.html"]
+    monkeypatch.undo()  # the failed connection was dropped; the next read opens another
+    with count_queries(app) as statements:
+        assert client.get("/").get_data() == page.get_data()
+    assert len(statements) == 1

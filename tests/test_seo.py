@@ -261,3 +261,13 @@ def test_hostile_title_stays_inside_the_post_pages_json_ld(client, posts):
     [data] = structured(page)
     assert data["headline"] == title and data["description"] == "<b>bold</b> claim"
     assert meta(page, "og:title") == title
+
+
+def test_post_urls_match_url_for(app):
+    """The many-posts URL builder gives exactly what url_for gives, quoting included."""
+    from blog.seo import external_url, post_urls
+
+    with app.test_request_context("/"):
+        post_url = post_urls()
+        for slug in ("plain-slug", "with space", "ünïcode", "a/b?c#d", "0-slug-0"):
+            assert post_url(slug) == external_url("public.post", slug=slug)

@@ -1,0 +1,137 @@
+"""The reader path's few statements, run straight on the database driver.
+
+A listing request reads the state row, the topic counts and one page of cards. Through the
+ORM session each statement costs several times what the database spends on it, which
+would make the data cost more than the page's render. Here SQLAlchemy still writes every
+statement (compiled once per dialect, with its own parameter and result conversions); only
+the execution goes straight to a driver connection that each thread keeps in autocommit
+mode, so every read sees every committed write. The engine's statement listeners still hear
+of each statement, so counts stay honest.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Flask, current_app
+
+from blog.extensions import db
+
+EXTENSION = "fieldnotes_hotreads"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A statement compiled for one dialect, with its parameter and column conversions."""
+
+    sql: str
+    compiled: sa.sql.compiler.Compiled
+    positional: tuple[str, ...] | None
+    binds: dict[str, Callable[[Any], Any]]
+    results: tuple[Callable[[Any], Any] | None, ...]
+
+    @classmethod
+    def build(cls, statement: sa.Executable, dialect: sa.Dialect) -> Prepared:
+        """Compile `statement` once; later executions only fill in values."""
+        compiled = statement.compile(dialect=dialect)
+        binds = {}
+        for bind, name in compiled.bind_names.items():
+            convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
+            if convert is not None:
+                binds[name] = convert
+        results = tuple(
+            column.type.dialect_impl(dialect).result_processor(dialect, None)
+            for column in statement.selected_columns  # type: ignore[attr-defined]
+        )
+        positional = tuple(compiled.positiontup) if compiled.positiontup else None
+        return cls(compiled.string, compiled, positional, binds, results)
+
+    def parameters(self, values: Mapping[str, Any]) -> Any:
+        """The driver's parameters for these values, converted as SQLAlchemy would."""
+        params = self.compiled.construct_params(dict(values))
+        for name, convert in self.binds.items():
+            params[name] = convert(params[name])
+        if self.positional is not None:
+            return [params[name] for name in self.positional]
+        return params
+
+    def rows(self, raw: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """Driver rows with each column converted as SQLAlchemy would."""
+        if not any(self.results):
+            return raw
+        steps = self.results
+        return [
+            tuple(
+                value if step is None else step(value)
+                for step, value in zip(steps, row, strict=True)
+            )
+            for row in raw
+        ]
+
+
+class Reads:
+    """One app's driver connections (one per thread and process) and prepared statements."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.local = threading.local()
+        self.prepared: dict[object, Prepared] = {}
+
+    def _open(self) -> tuple[sa.Engine, Any]:
+        """This thread's engine and connection, opened again after a fork or a failure."""
+        held = getattr(self.local, "held", None)
+        if held is not None and held[0] == os.getpid():
+            return held[1], held[2]
+        with self.app.app_context():
+            engine = db.engine
+        connection = engine.raw_connection()
+        if engine.dialect.name != "sqlite":  # SQLite connections run in autocommit already
+            connection.driver_connection.autocommit = True
+        self.local.held = (os.getpid(), engine, connection)
+        return engine, connection
+
+    def fetch(self, statement: sa.Executable, values: Mapping[str, Any] | None = None) -> list[Any]:
+        """Every row of a Core statement (built once and reused: it is the cache key)."""
+        engine, connection = self._open()
+        prepared = self.prepared.get(statement)
+        if prepared is None:
+            prepared = self.prepared[statement] = Prepared.build(statement, engine.dialect)
+        params = prepared.parameters(values or {})
+        try:
+            cursor = connection.cursor()
+            try:
+                if engine.dispatch.before_cursor_execute:
+                    engine.dispatch.before_cursor_execute(
+                        None, cursor, prepared.sql, params, None, False
+                    )
+                cursor.execute(prepared.sql, params)
+                raw = cursor.fetchall()
+            finally:
+                cursor.close()
+        except engine.dialect.loaded_dbapi.Error as error:
+            # A dropped connection is opened again by the next request.
+            self.local.held = None
+            connection.invalidate()
+            raise sa.exc.DBAPIError.instance(
+                prepared.sql, params, error, engine.dialect.loaded_dbapi.Error
+            ) from error
+        return prepared.rows(raw)
+
+
+def reads(app: Flask | None = None) -> Reads:
+    """The app's reader-path reads."""
+    app = app or current_app
+    found = app.extensions.get(EXTENSION)
+    if found is None:
+        found = app.extensions[EXTENSION] = Reads(app)
+    return found
+
+
+def fetch(statement: sa.Executable, values: Mapping[str, Any] | None = None) -> list[Any]:
+    """Every row of a prebuilt Core statement, read on the driver (see the module docstring)."""
+    return reads().fetch(statement, values)
