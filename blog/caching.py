@@ -22,13 +22,14 @@ from flask import Flask, current_app, has_request_context, request
 from flask.wrappers import Response
 from flask_compress import Compress
 from flask_sqlalchemy.session import Session as AppSession
-from werkzeug.http import is_resource_modified
+from sqlalchemy.ext.compiler import compiles
+from werkzeug.http import http_date, is_resource_modified
 from werkzeug.security import safe_join
 
 from blog import hotreads, listing
 from blog.database import WRITE_OPTION
 from blog.extensions import db
-from blog.models import SiteState, utcnow
+from blog.models import SiteState, Topic, utcnow
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -160,11 +161,37 @@ class Snapshot:
     live_count: int
     featured_id: int | None = None
     pick_ids: tuple[int, ...] = ()
+    # Topics with live posts, as [id, name, slug, live count, position] lists (any order).
+    topics: tuple[Sequence[Any], ...] = ()
 
     @property
     def last_modified(self) -> datetime | None:
         """When readers' view of the blog last changed."""
         return self.changed_at
+
+
+class TopicFilter(sa.sql.functions.FunctionElement):
+    """The topics that have live posts, as one JSON array, so the topic filter comes with
+    the state row (the aggregate is spelled differently by each database)."""
+
+    type = sa.JSON()
+    inherit_cache = True
+    name = "topic_filter"
+
+
+_FILTER_COLUMNS = (Topic.id, Topic.name, Topic.slug, Topic.live_count, Topic.position)
+
+
+@compiles(TopicFilter)
+def _topic_filter_sqlite(_element: TopicFilter, compiler: Any, **kw: Any) -> str:
+    rows = sa.func.json_group_array(sa.func.json_array(*_FILTER_COLUMNS))
+    return compiler.process(sa.select(rows).where(Topic.live_count > 0).scalar_subquery(), **kw)
+
+
+@compiles(TopicFilter, "postgresql")
+def _topic_filter_postgresql(_element: TopicFilter, compiler: Any, **kw: Any) -> str:
+    rows = sa.func.json_agg(sa.func.json_build_array(*_FILTER_COLUMNS))
+    return compiler.process(sa.select(rows).where(Topic.live_count > 0).scalar_subquery(), **kw)
 
 
 # The state row as every reader sees it (also read by blog/pagecache.py before Flask runs).
@@ -176,6 +203,7 @@ READ_STATE = sa.select(
     _STATE.featured_id,
     _STATE.pick_ids,
     _STATE.next_publish_at,
+    TopicFilter(),
 ).where(_STATE.id == 1)
 # Where a state row already read for this request waits (see blog/pagecache.py).
 STATE_ENVIRON_KEY = "fieldnotes.state"
@@ -185,9 +213,10 @@ def state_from_row(row: Sequence[Any] | None) -> tuple[Snapshot, datetime | None
     """A snapshot and the next scheduled publish time from a row of READ_STATE."""
     if row is None:
         return Snapshot(0, None, 0), None
-    version, changed_at, live_count, featured_id, pick_ids, next_publish_at = row
+    version, changed_at, live_count, featured_id, pick_ids, next_publish_at, topics = row
     picks = tuple(int(i) for i in (pick_ids or "").split(",") if i)
-    return Snapshot(version, changed_at, live_count, featured_id, picks), next_publish_at
+    state = Snapshot(version, changed_at, live_count, featured_id, picks, tuple(topics or ()))
+    return state, next_publish_at
 
 
 def _read_state() -> tuple[Snapshot, datetime | None]:
@@ -335,10 +364,24 @@ def validator(*parts: object, state: Snapshot | None = None) -> Validator:
 def public_cache_control(response: Response) -> None:
     """Let browsers and shared caches keep the response briefly, then revalidate it."""
     config = current_app.config
-    response.cache_control.public = True
-    response.cache_control.max_age = config["CACHE_MAX_AGE"]
+    value = f"public, max-age={config['CACHE_MAX_AGE']}"
     if config["CACHE_STALE"]:
-        response.cache_control.stale_while_revalidate = config["CACHE_STALE"]
+        value += f", stale-while-revalidate={config['CACHE_STALE']}"
+    response.headers["Cache-Control"] = value
+
+
+def add_vary(response: Response, names: Iterable[str]) -> None:
+    """Add header names to Vary (once each), as plain text: cheaper than werkzeug's HeaderSet,
+    which parses and rewrites the header on every change."""
+    current = response.headers.get("Vary")
+    have = [name.strip() for name in current.split(",")] if current else []
+    known = {name.lower() for name in have}
+    for name in names:
+        if name.lower() not in known:
+            have.append(name)
+            known.add(name.lower())
+    if have:
+        response.headers["Vary"] = ", ".join(have)
 
 
 def cacheable(
@@ -353,12 +396,11 @@ def cacheable(
     `personal` marks an HTML page whose header can show the signed-in editor: it varies by
     Cookie, and it is private to the browser when the request carries credentials.
     """
-    response.set_etag(check.etag, weak=True)
+    headers = response.headers
+    headers["ETag"] = check.header
     if check.last_modified is not None:
-        response.last_modified = check.last_modified
-    response.vary.update(vary)
-    if personal:
-        response.vary.add("Cookie")
+        headers["Last-Modified"] = http_date(check.last_modified)
+    add_vary(response, (*vary, "Cookie") if personal else vary)
     if personal and has_credentials():
         response.cache_control.private = True
         response.cache_control.no_cache = True

@@ -1,4 +1,4 @@
-"""What a post card shows, read in one Core statement into plain objects.
+"""What a post card shows, read in one Core statement into plain tuples.
 
 Listing pages are the hottest read: building ORM instances for a dozen cards would cost
 more than rendering them, so cards are light, read-only rows with the attribute names the
@@ -8,8 +8,8 @@ templates and blog/seo.py use on posts (`post.author.name`, `post.primary_topic.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -17,8 +17,7 @@ import sqlalchemy.orm as so
 from blog.models import Author, Image, Post, Topic, was_revised
 
 
-@dataclass(frozen=True, slots=True)
-class Named:
+class Named(NamedTuple):
     """An author or topic as a card names it."""
 
     id: int
@@ -26,8 +25,7 @@ class Named:
     slug: str
 
 
-@dataclass(frozen=True, slots=True)
-class CardImage:
+class CardImage(NamedTuple):
     """What an <img> and a preview need of an uploaded image (never its bytes)."""
 
     sha256: str
@@ -36,8 +34,7 @@ class CardImage:
     height: int
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
+class Card(NamedTuple):
     """One post as cards, feeds of cards and listing metadata show it."""
 
     id: int

@@ -30,10 +30,10 @@ class Prepared:
     """A statement compiled for one dialect, with its parameter and column conversions."""
 
     sql: str
-    compiled: sa.sql.compiler.Compiled
-    positional: tuple[str, ...] | None
+    defaults: dict[str, Any]  # every parameter, with the values fixed at compile time
+    positional: tuple[str, ...] | None  # parameter order, for drivers that take a list
     binds: dict[str, Callable[[Any], Any]]
-    results: tuple[Callable[[Any], Any] | None, ...]
+    results: tuple[tuple[int, Callable[[Any], Any]], ...]  # (column, conversion)
 
     @classmethod
     def build(cls, statement: sa.Executable, dialect: sa.Dialect) -> Prepared:
@@ -44,34 +44,36 @@ class Prepared:
             convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
             if convert is not None:
                 binds[name] = convert
-        results = tuple(
-            column.type.dialect_impl(dialect).result_processor(dialect, None)
-            for column in statement.selected_columns  # type: ignore[attr-defined]
-        )
+        columns = statement.selected_columns  # type: ignore[attr-defined]
+        results = []
+        for index, column in enumerate(columns):
+            convert = column.type.dialect_impl(dialect).result_processor(dialect, None)
+            if convert is not None:
+                results.append((index, convert))
         positional = tuple(compiled.positiontup) if compiled.positiontup else None
-        return cls(compiled.string, compiled, positional, binds, results)
+        defaults = compiled.construct_params(_check=False)
+        return cls(compiled.string, defaults, positional, binds, tuple(results))
 
     def parameters(self, values: Mapping[str, Any]) -> Any:
         """The driver's parameters for these values, converted as SQLAlchemy would."""
-        params = self.compiled.construct_params(dict(values))
+        params = {**self.defaults, **values}
         for name, convert in self.binds.items():
             params[name] = convert(params[name])
         if self.positional is not None:
             return [params[name] for name in self.positional]
         return params
 
-    def rows(self, raw: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def rows(self, raw: list[tuple[Any, ...]]) -> list[Any]:
         """Driver rows with each column converted as SQLAlchemy would."""
-        if not any(self.results):
+        if not self.results:
             return raw
-        steps = self.results
-        return [
-            tuple(
-                value if step is None else step(value)
-                for step, value in zip(steps, row, strict=True)
-            )
-            for row in raw
-        ]
+        converted = []
+        for row in raw:
+            values = list(row)
+            for index, convert in self.results:
+                values[index] = convert(values[index])
+            converted.append(values)
+        return converted
 
 
 class Reads:

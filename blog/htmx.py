@@ -31,5 +31,5 @@ def render(template: str, block: str | None, status: int = 200, **context: objec
     else:
         body = render_block(template, block, fragment=block, **context)
     response = make_response(body, status)
-    response.vary.update(VARY)
+    response.headers["Vary"] = ", ".join(VARY)  # a fresh response: nothing to merge with
     return response

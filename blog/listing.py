@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -17,8 +19,7 @@ from blog.extensions import db
 from blog.models import PUBLISHED, ListingAnchor, Post, PostTopic, SiteState, Topic, utcnow
 
 
-@dataclass(frozen=True)
-class TopicCount:
+class TopicCount(NamedTuple):
     """A topic in the filter with the number of published posts that carry it."""
 
     topic: Named
@@ -65,17 +66,11 @@ def _newest(query: sa.Select) -> sa.Select:
     return query.order_by(Post.published_at.desc(), Post.id.desc())
 
 
-_TOPIC_COUNTS = (
-    sa.select(Topic.id, Topic.name, Topic.slug, Topic.live_count)
-    .where(Topic.live_count > 0)
-    .order_by(Topic.position, Topic.name)
-)
-
-
-def topic_counts() -> list[TopicCount]:
-    """Every topic that has live posts, in filter order, with its kept count."""
-    rows = hotreads.fetch(_TOPIC_COUNTS)
-    return [TopicCount(Named(id_, name, slug), count) for id_, name, slug, count in rows]
+def topic_counts(topics: Iterable[Sequence[Any]]) -> list[TopicCount]:
+    """The topic filter, in its order, from the state row's [id, name, slug, count,
+    position] lists (see blog/caching.py)."""
+    ordered = sorted(topics, key=lambda row: (row[4], row[1]))
+    return [TopicCount(Named(id_, name, slug), count) for id_, name, slug, count, _ in ordered]
 
 
 def last_page(total: int, per_page: int) -> int:

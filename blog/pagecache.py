@@ -33,6 +33,7 @@ from blog.caching import (
     STATE_ENVIRON_KEY,
     Snapshot,
     Validator,
+    add_vary,
     credential_cookies,
     has_credentials,
     state_from_row,
@@ -93,7 +94,7 @@ def _send(entry: Entry) -> Response:
     """A response with the body in the best encoding the client accepts."""
     encoding = request.accept_encodings.best_match(ENCODINGS)
     response = current_app.response_class(mimetype="text/html")
-    response.vary.add("Accept-Encoding")
+    add_vary(response, ("Accept-Encoding",))
     if encoding is None:
         response.set_data(entry.body)
         return response

@@ -41,7 +41,7 @@ def _render_and_keep(
 ) -> Response:
     """A fresh render, handed to the page cache (blog/pagecache.py) to keep."""
     response = pagecache.keep(check, render())
-    response.vary.update(vary)
+    caching.add_vary(response, vary)
     return caching.cacheable(response, check, personal=True)
 
 
@@ -56,7 +56,7 @@ def _listing(topic_slug: str | None) -> Response:
         return early
 
     def render() -> Response:
-        counts = listing.topic_counts()
+        counts = listing.topic_counts(check.state.topics)
         total = check.state.live_count
         topic: Named | None = None
         topic_total = total

@@ -61,13 +61,35 @@ def external_url(endpoint: str, **values: Any) -> str:
     return absolute_url(url_for(endpoint, **values))
 
 
+def fixed_url(endpoint: str, **values: Any) -> str:
+    """external_url for an address no data can change (the home page, a feed): built once
+    per app and SITE_URL, since pages ask for the same few on every render."""
+    key = (endpoint, tuple(sorted(values.items())), current_app.config["SITE_URL"])
+    known = current_app.extensions.setdefault("fieldnotes_fixed_urls", {})
+    url = known.get(key)
+    if url is None:
+        url = known[key] = external_url(endpoint, **values)
+    return url
+
+
 def post_urls() -> Callable[[str], str]:
-    """slug → the post's absolute URL, for pages that link many posts: url_for runs once and
-    each slug is quoted into its place by the route's own converter."""
+    """slug → the post's absolute URL, for pages that link many posts: the URL is built once
+    and each slug is quoted into its place by the route's own converter."""
     marker = "0-slug-0"
-    head, _, tail = external_url("public.post", slug=marker).rpartition(marker)
-    to_url = current_app.url_map.converters["default"](current_app.url_map).to_url
+    head, _, tail = fixed_url("public.post", slug=marker).rpartition(marker)
+    to_url = _slug_converter().to_url
     return lambda slug: f"{head}{to_url(slug)}{tail}"
+
+
+def _slug_converter() -> Any:
+    """The converter the post route quotes slugs with (one per app)."""
+    found = current_app.extensions.get("fieldnotes_slug_converter")
+    if found is None:
+        url_map = current_app.url_map
+        found = current_app.extensions["fieldnotes_slug_converter"] = url_map.converters["default"](
+            url_map
+        )
+    return found
 
 
 def iso_datetime(value: datetime | None) -> str:
@@ -81,7 +103,7 @@ def json_ld(data: Mapping[str, Any]) -> Markup:
     `<`, `>`, `&` and `'` become \\u escapes, so `</script>` or `<!--` in a title stays
     inside the JSON string.
     """
-    return htmlsafe_json_dumps(data, ensure_ascii=False)
+    return htmlsafe_json_dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -125,22 +147,20 @@ def feed_links(topic: Topic | None = None) -> list[FeedLink]:
     """The blog's feeds, and the topic's when a topic is given."""
     name = current_app.config["SITE_NAME"]
     links = [
-        FeedLink(name, external_url("feeds.blog_feed", kind="atom"), "application/atom+xml"),
-        FeedLink(
-            f"{name} (RSS)", external_url("feeds.blog_feed", kind="rss"), "application/rss+xml"
-        ),
+        FeedLink(name, fixed_url("feeds.blog_feed", kind="atom"), "application/atom+xml"),
+        FeedLink(f"{name} (RSS)", fixed_url("feeds.blog_feed", kind="rss"), "application/rss+xml"),
     ]
     if topic is not None:
         title = f"{topic.name} · {name}"
         links += [
             FeedLink(
                 title,
-                external_url("feeds.topic_feed", slug=topic.slug, kind="atom"),
+                fixed_url("feeds.topic_feed", slug=topic.slug, kind="atom"),
                 "application/atom+xml",
             ),
             FeedLink(
                 f"{title} (RSS)",
-                external_url("feeds.topic_feed", slug=topic.slug, kind="rss"),
+                fixed_url("feeds.topic_feed", slug=topic.slug, kind="rss"),
                 "application/rss+xml",
             ),
         ]
@@ -159,7 +179,7 @@ def _publisher() -> dict[str, str]:
     return {
         "@type": "Organization",
         "name": current_app.config["SITE_NAME"],
-        "url": external_url("public.home"),
+        "url": fixed_url("public.home"),
     }
 
 
@@ -187,7 +207,7 @@ def post_meta(post: Post) -> PageMeta:
         "isPartOf": {
             "@type": "Blog",
             "name": current_app.config["SITE_NAME"],
-            "url": external_url("public.home"),
+            "url": fixed_url("public.home"),
         },
         "image": {
             "@type": "ImageObject",
@@ -226,8 +246,9 @@ def listing_title(topic: Topic | None, number: int) -> str:
 def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None) -> PageMeta:
     """Metadata for a listing page; the home page also describes the blog in JSON-LD."""
     args = {"page": page.number} if page.number > 1 else {}
+    home = fixed_url("public.home")
     if topic is None:
-        canonical = external_url("public.home", **args)
+        canonical = external_url("public.home", **args) if args else home
     else:
         canonical = external_url("public.topic", slug=topic.slug, **args)
     shown = featured or (page.posts[0] if page.posts else None)
@@ -240,7 +261,7 @@ def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None)
                 "@type": "Blog",
                 "name": current_app.config["SITE_NAME"],
                 "description": current_app.config["SITE_DESCRIPTION"],
-                "url": external_url("public.home"),
+                "url": home,
                 "publisher": _publisher(),
                 "blogPost": [
                     {

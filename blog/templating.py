@@ -16,6 +16,21 @@ def long_date(value: datetime | None) -> str:
     return f"{value:%b} {value.day}, {value.year}" if value else ""
 
 
+# Grid cards show the summary up to this many characters, about what search engines show of
+# a description: two or three lines that keep the cards of a row the same height.
+CARD_SUMMARY_LENGTH = 160
+
+
+def card_summary(text: str, length: int = CARD_SUMMARY_LENGTH) -> str:
+    """A summary cut at a word boundary to at most `length` characters, ending in "…"."""
+    if len(text) <= length:
+        return text
+    cut = text[: length - 1]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:.…-–—") + "…"
+
+
 def iso_date(value: datetime | None) -> str:
     """A date for a <time datetime> attribute."""
     return value.date().isoformat() if value else ""
@@ -40,6 +55,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters["long_date"] = long_date
     app.jinja_env.filters["iso_date"] = iso_date
+    app.jinja_env.filters["card_summary"] = card_summary
     app.jinja_env.globals["picture"] = picture
     app.jinja_env.globals["listing_url"] = listing_url
     app.jinja_env.globals["listing_url_for"] = listing_url_for

@@ -312,3 +312,27 @@ def test_listing_query_count_is_fixed(app, client, posts, count):
     with count_queries(app) as statements:
         client.get("/?page=2" if count > 12 else "/", headers=HTMX_MORE)
     assert len(statements) <= 3
+
+
+def test_card_summary_is_cut_at_a_word():
+    """Grid cards show at most CARD_SUMMARY_LENGTH characters, ending on a whole word."""
+    from blog.templating import CARD_SUMMARY_LENGTH, card_summary
+
+    assert card_summary("Short and whole.") == "Short and whole."
+    long = "word " * 60
+    cut = card_summary(long)
+    assert len(cut) <= CARD_SUMMARY_LENGTH and cut.endswith("word…")
+    assert card_summary("x" * 400).endswith("…") and len(card_summary("x" * 400)) <= 160
+
+
+def test_featured_card_shows_the_whole_summary_and_picks_none(client, posts):
+    """The featured card has room for the whole summary; picks show none (they are small)."""
+    summary = "A long summary that goes on. " * 9
+    posts.create(14, summary=summary, editors_pick=True)
+    posts.create(1, summary=summary, featured=True)
+    page = soup(client.get("/"))
+    featured = page.select_one(".card-featured .card-summary").get_text()
+    assert featured.startswith("A long summary") and len(featured) > 200
+    assert page.select(".card-pick") and not page.select(".card-pick .card-summary")
+    grid = [p.get_text() for p in page.select("#post-list .card-summary")]
+    assert grid and all(len(text) <= 160 and text.endswith("…") for text in grid)
