@@ -1,18 +1,16 @@
 """The reader path's few statements, run straight on the database driver.
 
-A listing request reads the state row, the topic counts and one page of cards. Through the
-ORM session each statement costs several times what the database spends on it, which
-would make the data cost more than the page's render. Here SQLAlchemy still writes every
-statement (compiled once per dialect, with its own parameter and result conversions); only
-the execution goes straight to a driver connection that each thread keeps in autocommit
-mode, so every read sees every committed write. The engine's statement listeners still hear
-of each statement, so counts stay honest.
+A listing request reads the state row (with the topic filter) and one page of cards.
+Through the ORM session each statement costs several times what the database spends on
+it, which would make the data cost more than the page's render. Here SQLAlchemy still
+writes every statement (compiled once per dialect, with its own parameter and result
+conversions); only the execution goes straight to a pooled driver connection in autocommit
+mode, so every read sees every committed write. The engine's statement listeners still
+hear of each statement, so counts stay honest.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -77,34 +75,33 @@ class Prepared:
 
 
 class Reads:
-    """One app's driver connections (one per thread and process) and prepared statements."""
+    """One app's reader-path statements, each prepared once, run on pooled driver connections."""
 
     def __init__(self, app: Flask) -> None:
         self.app = app
-        self.local = threading.local()
+        self.engine: sa.Engine | None = None
         self.prepared: dict[object, Prepared] = {}
 
-    def _open(self) -> tuple[sa.Engine, Any]:
-        """This thread's engine and connection, opened again after a fork or a failure."""
-        held = getattr(self.local, "held", None)
-        if held is not None and held[0] == os.getpid():
-            return held[1], held[2]
-        with self.app.app_context():
-            engine = db.engine
-        connection = engine.raw_connection()
-        if engine.dialect.name != "sqlite":  # SQLite connections run in autocommit already
-            connection.driver_connection.autocommit = True
-        self.local.held = (os.getpid(), engine, connection)
-        return engine, connection
+    def _engine(self) -> sa.Engine:
+        if self.engine is None:
+            with self.app.app_context():
+                self.engine = db.engine
+        return self.engine
 
     def fetch(self, statement: sa.Executable, values: Mapping[str, Any] | None = None) -> list[Any]:
         """Every row of a Core statement (built once and reused: it is the cache key)."""
-        engine, connection = self._open()
+        engine = self._engine()
         prepared = self.prepared.get(statement)
         if prepared is None:
             prepared = self.prepared[statement] = Prepared.build(statement, engine.dialect)
         params = prepared.parameters(values or {})
+        connection = engine.raw_connection()  # from the pool, back to it below
+        driver = connection.driver_connection
+        # SQLite connections run in autocommit already (blog/database.py); others only here.
+        autocommit = engine.dialect.name != "sqlite"
         try:
+            if autocommit:
+                driver.autocommit = True
             cursor = connection.cursor()
             try:
                 if engine.dispatch.before_cursor_execute:
@@ -115,19 +112,22 @@ class Reads:
                 raw = cursor.fetchall()
             finally:
                 cursor.close()
+            if autocommit:
+                driver.autocommit = False  # the pool hands it to ORM sessions next
         except engine.dialect.loaded_dbapi.Error as error:
-            # A dropped connection is opened again by the next request.
-            self.local.held = None
-            connection.invalidate()
+            connection.invalidate()  # the pool opens a fresh one next time
             raise sa.exc.DBAPIError.instance(
                 prepared.sql, params, error, engine.dialect.loaded_dbapi.Error
             ) from error
+        finally:
+            connection.close()
         return prepared.rows(raw)
 
 
 def reads(app: Flask | None = None) -> Reads:
     """The app's reader-path reads."""
-    app = app or current_app
+    if app is None:
+        app = current_app._get_current_object()  # kept past this request: not the proxy
     found = app.extensions.get(EXTENSION)
     if found is None:
         found = app.extensions[EXTENSION] = Reads(app)

@@ -214,3 +214,43 @@ def test_a_failed_version_read_falls_back_to_rendering(app, client, posts, monke
     with count_queries(app) as statements:
         assert client.get("/").get_data() == page.get_data()
     assert len(statements) == 1
+
+
+def test_kept_pages_work_in_a_new_thread_outside_any_app_context(app, posts):
+    """A threaded server may answer the next request on a thread that has not read yet,
+    with no Flask context around the wrapper."""
+    import threading
+
+    from werkzeug.test import Client
+
+    posts.create(1, title="Served by a server")
+    server = Client(app.wsgi_app)  # the wrapped WSGI callable, as a server calls it
+    pagecache.clear()
+    first = server.get("/")
+    answers = []
+    with count_queries(app) as statements:
+        thread = threading.Thread(target=lambda: answers.append(server.get("/")))
+        thread.start()
+        thread.join()
+    [again] = answers
+    assert first.status_code == again.status_code == 200
+    assert again.get_data() == first.get_data() and "Served by a server" in again.text
+    assert len(statements) == 1
+
+
+def test_reader_reads_hand_back_transactional_connections(app, posts):
+    """The reader path runs in autocommit; the pool must not pass that on to ORM sessions."""
+    from blog import hotreads
+    from blog.caching import READ_STATE
+
+    posts.create(1)
+    with app.app_context():
+        for _ in range(3):
+            hotreads.fetch(READ_STATE)
+            driver = db.session.connection().connection.driver_connection
+            if db.engine.dialect.name == "sqlite":
+                assert driver.isolation_level is None  # BEGIN is sent by blog/database.py
+                assert db.session.connection().in_transaction()
+            else:
+                assert driver.autocommit is False
+            db.session.rollback()
