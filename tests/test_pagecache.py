@@ -254,3 +254,26 @@ def test_reader_reads_hand_back_transactional_connections(app, posts):
             else:
                 assert driver.autocommit is False
             db.session.rollback()
+
+
+def test_a_dropped_reader_connection_is_replaced(app, client, posts):
+    """A server restart drops kept reader connections; the next read opens a new one."""
+    import pytest
+
+    with app.app_context():
+        if db.engine.dialect.name == "sqlite":
+            pytest.skip("only a database server can drop a connection")
+    posts.create(1, title="Still readable")
+    client.get("/")  # the reader connections are open now
+    pagecache.clear()
+    with app.app_context():
+        killed = db.session.scalar(
+            sa.text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE pid <> pg_backend_pid() AND datname = current_database()"
+            )
+        )
+        db.session.commit()
+    assert killed >= 1
+    page = client.get("/")
+    assert page.status_code == 200 and "Still readable" in page.get_data(as_text=True)
