@@ -138,6 +138,9 @@ def render(markdown_text: str, *, nofollow: bool = False) -> Rendered:
     )
 
 
+_PRE_NEWLINE = re.compile(r"(<pre\b[^>]*>)\n")
+
+
 def sanitize(html: str) -> str:
     """Allowlist-sanitize HTML. The ONLY place the sanitizer library (bleach) is called."""
     cleaned = bleach.clean(
@@ -150,7 +153,10 @@ def sanitize(html: str) -> str:
     )
     if find_violations(cleaned):  # belt and braces: never trust one parser's view
         return _escape_all(cleaned)
-    return cleaned
+    # An HTML parser drops the newline right after <pre>, and the serializer does not put
+    # one back as the HTML standard says it should: double it, so what browsers show keeps
+    # a leading blank line and cleaning the output again changes nothing.
+    return _PRE_NEWLINE.sub("\\1\n\n", cleaned)
 
 
 def _escape_all(markup: str) -> str:

@@ -398,3 +398,11 @@ def test_sanitize_falls_back_to_text_when_policy_check_fails(monkeypatch):
     """If bleach ever let something through, the standard-library audit escapes it all."""
     monkeypatch.setattr(markup, "find_violations", lambda html: ["forced"])
     assert markup.sanitize("<p>hi <em>x</em></p>") == "&lt;p&gt;hi &lt;em&gt;x&lt;/em&gt;&lt;/p&gt;"
+
+
+@pytest.mark.parametrize("document", ["<pre>\n\nleading blank line</pre>", "<pre>\ntext</pre>"])
+def test_sanitizing_pre_twice_changes_nothing(document):
+    """Parsers drop the newline after <pre>; sanitize puts it back so it is idempotent."""
+    once = markup.sanitize(document)
+    assert markup.sanitize(once) == once
+    assert markup.sanitize(markup.render(document).html) == markup.render(document).html
