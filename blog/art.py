@@ -25,6 +25,7 @@ class Picture:
     alt: str
     width: int
     height: int
+    type: str  # the media type, for previews
 
 
 def picture(post: Post) -> Picture:
@@ -36,6 +37,7 @@ def picture(post: Post) -> Picture:
             alt=post.image_alt or "",
             width=image.width,
             height=image.height,
+            type=image.content_type,
         )
     drawing = illustration(post.slug)
     return Picture(
@@ -43,6 +45,7 @@ def picture(post: Post) -> Picture:
         alt=post.image_alt or drawing.alt,
         width=WIDTH,
         height=HEIGHT,
+        type="image/svg+xml",
     )
 
 

@@ -349,8 +349,7 @@ def validator(*parts: object, state: Snapshot | None = None) -> Validator:
     """Validators for this request's representation; `parts` name it (view, page, fragment)."""
     state = state or snapshot()
     key = (
-        build_token(current_app),
-        _settings_key(),
+        _deploy_digest(),
         state.version,
         # With the version, the time of the last change tells a recreated database apart.
         state.changed_at.isoformat() if state.changed_at else "",
@@ -359,6 +358,19 @@ def validator(*parts: object, state: Snapshot | None = None) -> Validator:
     )
     etag = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
     return Validator(etag, state.last_modified, state)
+
+
+def _deploy_digest() -> str:
+    """A digest of the build token and the page settings, made once per settings values."""
+    settings = repr(_settings_key())
+    known = current_app.extensions.setdefault("fieldnotes_deploy_digests", {})
+    digest = known.get(settings)
+    if digest is None:
+        token = build_token(current_app)
+        digest = hashlib.sha256(repr((token, settings)).encode()).hexdigest()
+        if not current_app.debug:  # in debug the token follows the files: nothing to keep
+            known[settings] = digest
+    return digest
 
 
 def public_cache_control(response: Response) -> None:

@@ -6,7 +6,6 @@ forged Host cannot leak into a canonical link, a feed or the sitemap.
 
 from __future__ import annotations
 
-import mimetypes
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
@@ -170,8 +169,7 @@ def feed_links(topic: Topic | None = None) -> list[FeedLink]:
 def post_image(post: Post) -> PreviewImage:
     """The post's picture for previews, with an absolute URL and its alt text."""
     pic = picture(post)
-    kind, _ = mimetypes.guess_type(urlsplit(pic.src).path)
-    return PreviewImage(absolute_url(pic.src), pic.alt, pic.width, pic.height, kind)
+    return PreviewImage(absolute_url(pic.src), pic.alt, pic.width, pic.height, pic.type)
 
 
 def _publisher() -> dict[str, str]:
