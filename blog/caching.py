@@ -429,8 +429,11 @@ def not_modified(
     mimetype: str | None = None,
 ) -> Response | None:
     """A 304 when the client already holds this representation, before anything renders."""
+    environ = request.environ
     if request.method not in ("GET", "HEAD"):
         return None
+    if "HTTP_IF_NONE_MATCH" not in environ and "HTTP_IF_MODIFIED_SINCE" not in environ:
+        return None  # not conditional: skip parsing the headers
     if not (request.if_none_match or request.if_modified_since):
         return None
     # "*" matches any current representation; let a rendered response answer it.

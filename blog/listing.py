@@ -114,8 +114,8 @@ def _page_statement(in_topic: bool, shown_slots: int) -> sa.CompoundSelect:
         )
         page_ids = page_ids.where(Post.id.in_(in_topic_ids))
     page = _newest(page_ids).limit(sa.bindparam("per_page")).cte("page")
-    listed = cards.select(sa.literal(True).label("on_page")).join(page, page.c.id == Post.id)
-    shown = cards.select(sa.literal(False).label("on_page")).where(
+    listed = cards.select(sa.literal(1).label("on_page")).join(page, page.c.id == Post.id)
+    shown = cards.select(sa.literal(0).label("on_page")).where(
         Post.id.in_([sa.bindparam(f"shown_{slot}") for slot in range(shown_slots)]),
         Post.id.not_in(sa.select(page.c.id)),
     )

@@ -10,7 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -93,7 +93,7 @@ def _slug_converter() -> Any:
 
 def iso_datetime(value: datetime | None) -> str:
     """A stored (naive UTC) time as ISO 8601 with its offset, for metadata and sitemaps."""
-    return value.replace(tzinfo=UTC).isoformat() if value else ""
+    return f"{value.isoformat()}+00:00" if value else ""  # what an aware UTC time would print
 
 
 def json_ld(data: Mapping[str, Any]) -> Markup:
