@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import weakref
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -63,9 +64,32 @@ class Entry:
     compressed: dict[str, bytes] = field(default_factory=dict)
 
 
-_lock = threading.Lock()
-_entries: dict[tuple[str | None, ...], Entry] = {}
-_stamp: tuple[Any, Any] | None = None
+class _Store:
+    """One app's kept pages, all of one stamp: an entry of another stamp drops the rest."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.entries: dict[tuple[str | None, ...], Entry] = {}
+        self.stamp: tuple[Any, Any] | None = None
+
+    def put(self, key: tuple[Any, ...], entry: Entry) -> None:
+        """Keep an entry (the oldest goes first when full)."""
+        with self.lock:
+            if self.stamp != entry.stamp:
+                self.entries.clear()
+                self.stamp = entry.stamp
+            if len(self.entries) >= MAX_ENTRIES:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[key] = entry
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.stamp = None
+
+
+# Every app's store, so that clear() reaches them all (apps share a process in tests).
+_stores: weakref.WeakSet[_Store] = weakref.WeakSet()
 
 
 def enabled() -> bool:
@@ -84,10 +108,8 @@ def keep(check: Validator, response: Response) -> Response:
 
 def clear() -> None:
     """Forget every kept page."""
-    global _stamp
-    with _lock:
-        _entries.clear()
-        _stamp = None
+    for store in list(_stores):
+        store.clear()
 
 
 def _send(entry: Entry) -> Response:
@@ -127,6 +149,8 @@ class KeptPages:
         self.wsgi_app = wsgi_app
         self.app = app
         self.encodings: dict[str | None, str | None] = {}
+        self.store = _Store()
+        _stores.add(self.store)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Any:
         """Serve the kept page for this request, or let Flask render (and keep) it."""
@@ -146,7 +170,7 @@ class KeptPages:
             environ.get("HTTP_HOST"),
             *(environ.get(name) for name in KEY_HEADERS),
         )
-        entry = _entries.get(key)
+        entry = self.store.entries.get(key)
         if entry is not None and environ.get("HTTP_IF_NONE_MATCH", "").strip() != "*":
             read = self._state()
             if read is not None:
@@ -192,7 +216,7 @@ class KeptPages:
                 drop = {"content-length", "content-encoding"}
                 entry.headers = [(n, v) for n, v in sent[1] if n.lower() not in drop]
                 entry.stamp = stamp
-                _store(key, entry)
+                self.store.put(key, entry)
         return result
 
     def _encoding(self, accepted: str | None) -> str | None:
@@ -221,18 +245,6 @@ class KeptPages:
             headers.append(("Content-Encoding", encoding))
         start_response("200 OK", headers)
         return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]
-
-
-def _store(key: tuple[Any, ...], entry: Entry) -> None:
-    """Keep an entry; entries of any other stamp are dropped, as no request can use them."""
-    global _stamp
-    with _lock:
-        if _stamp != entry.stamp:
-            _entries.clear()
-            _stamp = entry.stamp
-        if len(_entries) >= MAX_ENTRIES:
-            _entries.pop(next(iter(_entries)))
-        _entries[key] = entry
 
 
 def init_app(app: Flask) -> None:

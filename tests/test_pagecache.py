@@ -277,3 +277,20 @@ def test_a_dropped_reader_connection_is_replaced(app, client, posts):
     assert killed >= 1
     page = client.get("/")
     assert page.status_code == 200 and "Still readable" in page.get_data(as_text=True)
+
+
+def test_apps_in_one_process_keep_their_own_pages(app, client, posts, database_url):
+    """Two apps on one database (other settings) never answer with each other's pages."""
+    from blog import create_app
+
+    posts.create(1)
+    assert "Fieldnotes" in client.get("/").get_data(as_text=True)
+    other = create_app(
+        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url, "SITE_NAME": "Elsewhere"}
+    )
+    for _ in range(2):
+        page = other.test_client().get("/").get_data(as_text=True)
+        assert "Elsewhere" in page and "<title>Fieldnotes" not in page
+    assert "<title>Fieldnotes" in client.get("/").get_data(as_text=True)
+    with other.app_context():
+        db.engine.dispose()
