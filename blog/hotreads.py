@@ -24,6 +24,8 @@ from flask import Flask, current_app
 from blog.extensions import db
 
 EXTENSION = "fieldnotes_hotreads"
+# Idle reader connections a process keeps; more than this after a burst are closed.
+MAX_IDLE = 8
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,14 @@ class Reads:
         connection.detach()  # ours from now on: no pre-ping or reset on each use
         return connection
 
+    def _release(self, connection: Any) -> None:
+        """Keep a connection for the next read, or close it if enough are idle already."""
+        if self.idle.qsize() < MAX_IDLE:
+            self.idle.put((os.getpid(), connection))
+        else:
+            with contextlib.suppress(Exception):
+                connection.close()
+
     def fetch(self, statement: sa.Executable, values: Mapping[str, Any] | None = None) -> list[Any]:
         """Every row of a Core statement (built once and reused: it is the cache key)."""
         engine = self._engine()
@@ -145,7 +155,7 @@ class Reads:
                 raise sa.exc.DBAPIError.instance(
                     prepared.sql, params, error, engine.dialect.loaded_dbapi.Error
                 ) from error
-            self.idle.put((os.getpid(), connection))
+            self._release(connection)
             return prepared.rows(raw)
         raise AssertionError("unreachable")  # the loop returns or raises
 

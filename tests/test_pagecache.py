@@ -294,3 +294,18 @@ def test_apps_in_one_process_keep_their_own_pages(app, client, posts, database_u
     assert "<title>Fieldnotes" in client.get("/").get_data(as_text=True)
     with other.app_context():
         db.engine.dispose()
+
+
+def test_reader_connections_left_idle_after_a_burst_are_bounded(app):
+    """A burst of concurrent reads may open many connections; only a few stay open after."""
+    from blog import hotreads
+
+    reads = hotreads.reads(app)
+    with app.app_context():
+        engine = db.engine
+    burst = [reads._connection(engine) for _ in range(hotreads.MAX_IDLE + 5)]
+    for connection in burst:
+        reads._release(connection)
+    assert reads.idle.qsize() == hotreads.MAX_IDLE
+    while not reads.idle.empty():  # leave the app as other tests expect it
+        reads.idle.get_nowait()[1].close()
