@@ -182,16 +182,23 @@ class TopicFilter(sa.sql.functions.FunctionElement):
 _FILTER_COLUMNS = (Topic.id, Topic.name, Topic.slug, Topic.live_count, Topic.position)
 
 
+def _live_topics(rows: sa.ColumnElement, compiler: Any, **kw: Any) -> str:
+    """The JSON aggregate `rows` over the topics that have live posts, as SQL."""
+    return compiler.process(sa.select(rows).where(Topic.live_count > 0).scalar_subquery(), **kw)
+
+
 @compiles(TopicFilter)
 def _topic_filter_sqlite(_element: TopicFilter, compiler: Any, **kw: Any) -> str:
-    rows = sa.func.json_group_array(sa.func.json_array(*_FILTER_COLUMNS))
-    return compiler.process(sa.select(rows).where(Topic.live_count > 0).scalar_subquery(), **kw)
+    return _live_topics(
+        sa.func.json_group_array(sa.func.json_array(*_FILTER_COLUMNS)), compiler, **kw
+    )
 
 
 @compiles(TopicFilter, "postgresql")
 def _topic_filter_postgresql(_element: TopicFilter, compiler: Any, **kw: Any) -> str:
-    rows = sa.func.json_agg(sa.func.json_build_array(*_FILTER_COLUMNS))
-    return compiler.process(sa.select(rows).where(Topic.live_count > 0).scalar_subquery(), **kw)
+    return _live_topics(
+        sa.func.json_agg(sa.func.json_build_array(*_FILTER_COLUMNS)), compiler, **kw
+    )
 
 
 # The state row as every reader sees it (also read by blog/pagecache.py before Flask runs).
@@ -332,9 +339,14 @@ def credential_cookies(config: Mapping[str, Any] | None = None) -> tuple[str, ..
     )
 
 
+def carries_credentials(cookies: Mapping[str, str], config: Mapping[str, Any]) -> bool:
+    """True when these cookies include a session or remember-me cookie."""
+    return any(name in cookies for name in credential_cookies(config))
+
+
 def has_credentials() -> bool:
     """True when the request carries a session or remember-me cookie."""
-    return any(name in request.cookies for name in credential_cookies())
+    return carries_credentials(request.cookies, current_app.config)
 
 
 def _viewer_key() -> str:

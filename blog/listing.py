@@ -38,7 +38,7 @@ class Page:
     @property
     def pages(self) -> int:
         """How many pages the listing has (at least one, even when empty)."""
-        return max(1, math.ceil(self.total / self.per_page))
+        return last_page(self.total, self.per_page)
 
     @property
     def first(self) -> int:

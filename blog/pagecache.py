@@ -35,7 +35,7 @@ from blog.caching import (
     Snapshot,
     Validator,
     add_vary,
-    credential_cookies,
+    carries_credentials,
     has_credentials,
     state_from_row,
 )
@@ -57,7 +57,7 @@ class Entry:
     """One rendered page: its body, the compressed forms made so far and its headers."""
 
     body: bytes
-    stamp: tuple[Any, Any] = (None, None)  # (version, changed_at) as the state row holds them
+    stamp: tuple[Any, Any]  # (version, changed_at) of the state the page was rendered from
     etag: str = ""
     last_modified: datetime | None = None
     headers: list[tuple[str, str]] = field(default_factory=list)  # without length or encoding
@@ -101,8 +101,13 @@ def keep(check: Validator, response: Response) -> Response:
     """Hand a freshly rendered 200 page to KeptPages, then send it the way a kept one is sent."""
     if not enabled() or response.status_code != 200 or response.is_streamed:
         return response
-    entry = Entry(response.get_data(), etag=check.header, last_modified=check.last_modified)
-    request.environ[ENVIRON_KEY] = (entry, (check.state.version, check.state.changed_at))
+    entry = Entry(
+        response.get_data(),
+        stamp=(check.state.version, check.state.changed_at),
+        etag=check.header,
+        last_modified=check.last_modified,
+    )
+    request.environ[ENVIRON_KEY] = entry
     return _send(entry)
 
 
@@ -112,9 +117,23 @@ def clear() -> None:
         store.clear()
 
 
+_encodings: dict[str | None, str | None] = {}
+
+
+def best_encoding(accepted: str | None) -> str | None:
+    """The encoding to send for an Accept-Encoding header (remembered: clients send few)."""
+    try:
+        return _encodings[accepted]
+    except KeyError:
+        best = parse_accept_header(accepted).best_match(ENCODINGS)
+        if len(_encodings) < 256:
+            _encodings[accepted] = best
+        return best
+
+
 def _send(entry: Entry) -> Response:
     """A response with the body in the best encoding the client accepts."""
-    encoding = request.accept_encodings.best_match(ENCODINGS)
+    encoding = best_encoding(request.headers.get("Accept-Encoding"))
     response = current_app.response_class(mimetype="text/html")
     add_vary(response, ("Accept-Encoding",))
     if encoding is None:
@@ -148,7 +167,6 @@ class KeptPages:
     def __init__(self, wsgi_app: WSGIApplication, app: Flask) -> None:
         self.wsgi_app = wsgi_app
         self.app = app
-        self.encodings: dict[str | None, str | None] = {}
         self.store = _Store()
         _stores.add(self.store)
 
@@ -194,8 +212,7 @@ class KeptPages:
         """True when the request carries a session or remember-me cookie."""
         if "HTTP_COOKIE" not in environ:
             return False
-        cookies = parse_cookie(environ)
-        return any(name in cookies for name in credential_cookies(self.app.config))
+        return carries_credentials(parse_cookie(environ), self.app.config)
 
     def _render(
         self, key: tuple[Any, ...], environ: WSGIEnvironment, start_response: StartResponse
@@ -208,26 +225,14 @@ class KeptPages:
             return start_response(status, headers, exc_info)
 
         result = self.wsgi_app(environ, start)
-        kept = environ.get(ENVIRON_KEY)
-        if kept is not None and sent and sent[0].startswith("200"):
-            entry, stamp = kept
+        entry = environ.get(ENVIRON_KEY)
+        if entry is not None and sent and sent[0].startswith("200"):
             names = {name.lower() for name, _ in sent[1]}
             if "set-cookie" not in names:
                 drop = {"content-length", "content-encoding"}
                 entry.headers = [(n, v) for n, v in sent[1] if n.lower() not in drop]
-                entry.stamp = stamp
                 self.store.put(key, entry)
         return result
-
-    def _encoding(self, accepted: str | None) -> str | None:
-        """The best encoding the Accept-Encoding header allows, as Flask would choose it."""
-        try:
-            return self.encodings[accepted]
-        except KeyError:
-            best = parse_accept_header(accepted).best_match(ENCODINGS)
-            if len(self.encodings) < 256:
-                self.encodings[accepted] = best
-            return best
 
     def _serve(self, entry: Entry, environ: WSGIEnvironment, start_response: StartResponse) -> Any:
         """Send the kept page: a 304 when the client holds it, else the best encoding."""
@@ -238,7 +243,7 @@ class KeptPages:
             remove_entity_headers(headers)
             start_response("304 NOT MODIFIED", headers)
             return []
-        encoding = self._encoding(environ.get("HTTP_ACCEPT_ENCODING"))
+        encoding = best_encoding(environ.get("HTTP_ACCEPT_ENCODING"))
         body = _body(entry, encoding, self.app.config["PAGE_CACHE_BR_LEVEL"])
         headers = [*entry.headers, ("Content-Length", str(len(body)))]
         if encoding is not None:
