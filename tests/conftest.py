@@ -164,12 +164,14 @@ def posts(app: Flask) -> PostFactory:
 
 
 @contextmanager
-def count_queries(app: Flask) -> Iterator[list[str]]:
-    """Collect the SQL statements the app runs inside the block."""
+def count_queries(app: Flask, *, transaction_control: bool = False) -> Iterator[list[str]]:
+    """Collect the SQL statements the app runs inside the block (with BEGIN, COMMIT and
+    ROLLBACK too when `transaction_control` is set)."""
     statements: list[str] = []
 
     def record(conn, cursor, statement, parameters, context, executemany) -> None:
-        if statement.split(None, 1)[0].upper() not in {"BEGIN", "COMMIT", "ROLLBACK"}:
+        control = statement.split(None, 1)[0].upper() in {"BEGIN", "COMMIT", "ROLLBACK"}
+        if transaction_control or not control:
             statements.append(statement)
 
     with app.app_context():

@@ -9,18 +9,15 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
-from flask import Flask
 
 from blog.extensions import db
 from blog.models import Author, Editor, Post, Topic
-from tests.conftest import DATABASE
+from tests.conftest import DATABASE, count_queries
 from tests.test_auth import csrf_token, log_in_as, make_editor
 from tests.test_editor import current_form, new_post_form
 
@@ -31,23 +28,6 @@ sqlite_only = pytest.mark.skipif(
 
 
 # SQLite: every writer takes the write lock before its first statement -------------------------
-
-
-@contextmanager
-def statements_of(app: Flask) -> Iterator[list[str]]:
-    """Every SQL statement the app sends inside the block, BEGIN and COMMIT included."""
-    seen: list[str] = []
-
-    def record(conn, cursor, statement, parameters, context, executemany) -> None:
-        seen.append(" ".join(statement.split()))
-
-    with app.app_context():
-        engine = db.engine
-    sa.event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", record)
 
 
 def transactions(statements: list[str]) -> list[list[str]]:
@@ -101,7 +81,7 @@ def test_command_line_writers_take_the_write_lock_first(app, runner, posts, tmp_
         with app.app_context():
             db.session.execute(sa.delete(Post))
             db.session.commit()
-    with statements_of(app) as seen:
+    with count_queries(app, transaction_control=True) as seen:
         result = runner.invoke(args=args, input=stdin)
     assert result.exit_code == 0, result.output
     written = [group for group in transactions(seen) if writes(group)]
