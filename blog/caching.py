@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -22,14 +22,14 @@ from flask import Flask, current_app, has_request_context, request
 from flask.wrappers import Response
 from flask_compress import Compress
 from flask_sqlalchemy.session import Session as AppSession
-from sqlalchemy.ext.compiler import compiles
 from werkzeug.http import http_date, is_resource_modified
 from werkzeug.security import safe_join
 
-from blog import hotreads, listing
+from blog import hotreads, listing, sitestate
 from blog.database import WRITE_OPTION
 from blog.extensions import db
-from blog.models import SiteState, Topic, utcnow
+from blog.models import SiteState, utcnow
+from blog.sitestate import Snapshot, StateRead
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -152,87 +152,13 @@ def data_version() -> int:
     return db.session.scalar(query) or 0
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """What every cached response depends on, read from the state row in one statement."""
-
-    version: int
-    changed_at: datetime | None
-    live_count: int
-    featured_id: int | None = None
-    pick_ids: tuple[int, ...] = ()
-    # Topics with live posts, as [id, name, slug, live count, position] lists (any order).
-    topics: tuple[Sequence[Any], ...] = ()
-
-    @property
-    def last_modified(self) -> datetime | None:
-        """When readers' view of the blog last changed."""
-        return self.changed_at
-
-
-class TopicFilter(sa.sql.functions.FunctionElement):
-    """The topics that have live posts, as one JSON array, so the topic filter comes with
-    the state row (the aggregate is spelled differently by each database)."""
-
-    type = sa.JSON()
-    inherit_cache = True
-    name = "topic_filter"
-
-
-_FILTER_COLUMNS = (Topic.id, Topic.name, Topic.slug, Topic.live_count, Topic.position)
-
-
-def _live_topics(rows: sa.ColumnElement, compiler: Any, **kw: Any) -> str:
-    """The JSON aggregate `rows` over the topics that have live posts, as SQL."""
-    return compiler.process(sa.select(rows).where(Topic.live_count > 0).scalar_subquery(), **kw)
-
-
-@compiles(TopicFilter)
-def _topic_filter_sqlite(_element: TopicFilter, compiler: Any, **kw: Any) -> str:
-    return _live_topics(
-        sa.func.json_group_array(sa.func.json_array(*_FILTER_COLUMNS)), compiler, **kw
-    )
-
-
-@compiles(TopicFilter, "postgresql")
-def _topic_filter_postgresql(_element: TopicFilter, compiler: Any, **kw: Any) -> str:
-    return _live_topics(
-        sa.func.json_agg(sa.func.json_build_array(*_FILTER_COLUMNS)), compiler, **kw
-    )
-
-
-# The state row as every reader sees it (also read by blog/pagecache.py before Flask runs).
-_STATE = SiteState.__table__.c
-READ_STATE = sa.select(
-    _STATE.version,
-    _STATE.changed_at,
-    _STATE.live_count,
-    _STATE.featured_id,
-    _STATE.pick_ids,
-    _STATE.next_publish_at,
-    TopicFilter(),
-).where(_STATE.id == 1)
-# Where a state row already read for this request waits (see blog/pagecache.py).
-STATE_ENVIRON_KEY = "fieldnotes.state"
-
-
-def state_from_row(row: Sequence[Any] | None) -> tuple[Snapshot, datetime | None]:
-    """A snapshot and the next scheduled publish time from a row of READ_STATE."""
-    if row is None:
-        return Snapshot(0, None, 0), None
-    version, changed_at, live_count, featured_id, pick_ids, next_publish_at, topics = row
-    picks = tuple(int(i) for i in (pick_ids or "").split(",") if i)
-    state = Snapshot(version, changed_at, live_count, featured_id, picks, tuple(topics or ()))
-    return state, next_publish_at
-
-
-def _read_state() -> tuple[Snapshot, datetime | None]:
+def _read_state() -> StateRead:
     """The state row, and the next scheduled publish time it records."""
-    given = request.environ.pop(STATE_ENVIRON_KEY, None) if has_request_context() else None
+    given = request.environ.pop(sitestate.ENVIRON_KEY, None) if has_request_context() else None
     if given is not None:
         return given
-    rows = hotreads.fetch(READ_STATE)
-    return state_from_row(rows[0] if rows else None)
+    rows = hotreads.fetch(sitestate.READ)
+    return sitestate.from_row(rows[0] if rows else None)
 
 
 def _publish_due_posts() -> None:
@@ -252,13 +178,29 @@ def _publish_due_posts() -> None:
     db.session.rollback()  # end any read transaction begun before, so the next read sees it
 
 
+class _StateBearing(Protocol):
+    """A read that includes the state row's next scheduled publish time."""
+
+    @property
+    def next_publish_at(self) -> datetime | None: ...
+
+
+Read = TypeVar("Read", bound=_StateBearing)
+
+
+def current(read: Callable[[], Read]) -> Read:
+    """`read()`, which reads the state row (maybe with more); when it shows a scheduled post
+    has come due, move the version on first, once, whichever process notices, and read again."""
+    found = read()
+    if found.next_publish_at is not None and found.next_publish_at <= utcnow():
+        _publish_due_posts()
+        found = read()
+    return found
+
+
 def snapshot() -> Snapshot:
     """Read the state row (one primary-key read); publish due scheduled posts first."""
-    state, next_publish_at = _read_state()
-    if next_publish_at is not None and next_publish_at <= utcnow():
-        _publish_due_posts()
-        state, _ = _read_state()
-    return state
+    return current(_read_state).state
 
 
 # --- Validators and conditional responses ------------------------------------------------
@@ -351,6 +293,8 @@ def has_credentials() -> bool:
 
 def _viewer_key() -> str:
     """Who the page is for: empty for anonymous readers, a digest of their cookies otherwise."""
+    if "HTTP_COOKIE" not in request.environ:
+        return ""
     values = [request.cookies.get(name, "") for name in credential_cookies()]
     if not any(values):
         return ""
@@ -374,7 +318,11 @@ def validator(*parts: object, state: Snapshot | None = None) -> Validator:
 
 def _deploy_digest() -> str:
     """A digest of the build token and the page settings, made once per settings values."""
-    settings = repr(_settings_key())
+    settings: object = _settings_key()
+    try:
+        hash(settings)
+    except TypeError:  # a setting that is a list or a dict: key by its text instead
+        settings = repr(settings)
     known = current_app.extensions.setdefault("fieldnotes_deploy_digests", {})
     digest = known.get(settings)
     if digest is None:

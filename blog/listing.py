@@ -11,12 +11,21 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
-from flask import current_app
 
-from blog import cards, hotreads
+from blog import cards, hotreads, sitestate
 from blog.cards import Card, Named
 from blog.extensions import db
-from blog.models import PUBLISHED, ListingAnchor, Post, PostTopic, SiteState, Topic, utcnow
+from blog.models import (
+    PUBLISHED,
+    ListingAnchor,
+    ListingSlot,
+    Post,
+    PostTopic,
+    SiteState,
+    Topic,
+    utcnow,
+)
+from blog.sitestate import Snapshot
 
 
 class TopicCount(NamedTuple):
@@ -78,27 +87,74 @@ def last_page(total: int, per_page: int) -> int:
     return max(1, math.ceil(total / per_page))
 
 
-@dataclass(frozen=True)
-class Listing:
-    """What a listing page shows: its page of cards, and the home page's featured and picks."""
+FEATURED_SLOT = 0  # ListingSlot: the featured post; picks take slots 1 up
 
-    page: Page
-    featured: Card | None
-    picks: list[Card]
+
+def shown_slots(featured: bool, picks: int) -> tuple[int, int]:
+    """The first and last ListingSlot to read: the featured post's, the picks' (none when
+    the first is past the last)."""
+    return (FEATURED_SLOT if featured else FEATURED_SLOT + 1, FEATURED_SLOT + picks)
+
+
+@dataclass(frozen=True)
+class ListingRead:
+    """What one listing request reads, in one statement: the state row, one page of cards,
+    and the featured post and picks it shows."""
+
+    state: Snapshot
+    next_publish_at: datetime | None
+    cards: list[Card]  # newest first; empty for an unknown topic or a page past the end
+    shown: dict[int, Card]  # by ListingSlot
+
+    @property
+    def featured(self) -> Card | None:
+        """The featured post, when it was asked for and there is one."""
+        return self.shown.get(FEATURED_SLOT)
+
+    @property
+    def picks(self) -> list[Card]:
+        """The editor's picks that were asked for, in their order."""
+        return [card for slot, card in sorted(self.shown.items()) if slot != FEATURED_SLOT]
+
+
+# Parts of the read statement, in its `part` column.
+_STATE_PART, _PAGE_PART, _SHOWN_PART = 0, 1, 2
+# Column positions in its rows: the card's columns, the slot, the part, the state row's.
+_SLOT = len(cards.COLUMNS)
+_PART = _SLOT + 1
+_STATE_AT = _PART + 1
+
+
+def _nulls(columns: Iterable[sa.ColumnElement]) -> list[sa.ColumnElement]:
+    """NULLs standing in for `columns` in a part of a UNION that has no value for them,
+    cast to their types (PostgreSQL types an untyped NULL as text)."""
+    return [sa.cast(sa.null(), c.type).label(f"none_{n}") for n, c in enumerate(columns)]
 
 
 @functools.cache
-def _page_statement(in_topic: bool, shown_slots: int) -> sa.CompoundSelect:
-    """One page of cards, then the posts asked for by id that are not on it (featured,
-    picks), in one statement; the last column says which part a row came from.
+def _read_statement(in_topic: bool) -> sa.CompoundSelect:
+    """The state row, one page of cards and the ListingSlot posts asked for, in one UNION;
+    each row's `part` column says which it is.
 
-    The page is an index range from its kept anchor, never an OFFSET: (published_at, id)
-    compared as a row value, which both databases answer from the listing index. Built once;
-    the values are bound parameters (`topic_id`, `page`, `now`, `per_page`, and `shown_0`
-    up to `shown_<shown_slots - 1>`, with 0 in the unused ones: no post has id 0).
+    One statement, so the page always matches the state row it is cached under, and
+    PostgreSQL answers in one round trip. The page is an index range from its kept anchor,
+    never an OFFSET: (published_at, id) compared as a row value, which both databases answer
+    from the listing index. Built once; the values are bound parameters: `topic_slug` (in a
+    topic), `page`, `now`, `per_page`, `first_slot` and `last_slot`.
     """
+    part = lambda number: sa.literal_column(str(number), sa.Integer)  # noqa: E731
+    no_slot = sa.cast(sa.null(), sa.Integer)
+    no_state = _nulls(sitestate.COLUMNS)
+    state = sa.select(*_nulls(cards.COLUMNS), no_slot, part(_STATE_PART), *sitestate.COLUMNS)
+    state = state.where(SiteState.__table__.c.id == 1)
+
+    topic_id: sa.ColumnElement[int] = sa.literal_column("0", sa.Integer)  # anchors of "all"
+    if in_topic:
+        topic_id = (
+            sa.select(Topic.id).where(Topic.slug == sa.bindparam("topic_slug")).scalar_subquery()
+        )
     anchor = ListingAnchor.__table__.c
-    at = sa.and_(anchor.topic_id == sa.bindparam("topic_id"), anchor.page == sa.bindparam("page"))
+    at = sa.and_(anchor.topic_id == topic_id, anchor.page == sa.bindparam("page"))
     anchor_key = sa.tuple_(
         sa.select(anchor.published_at).where(at).scalar_subquery(),
         sa.select(anchor.post_id).where(at).scalar_subquery(),
@@ -109,47 +165,45 @@ def _page_statement(in_topic: bool, shown_slots: int) -> sa.CompoundSelect:
         sa.tuple_(Post.published_at, Post.id) <= anchor_key,
     )
     if in_topic:
-        in_topic_ids = sa.select(PostTopic.post_id).where(
-            PostTopic.topic_id == sa.bindparam("topic_id")
+        page_ids = page_ids.where(
+            Post.id.in_(sa.select(PostTopic.post_id).where(PostTopic.topic_id == topic_id))
         )
-        page_ids = page_ids.where(Post.id.in_(in_topic_ids))
     page = _newest(page_ids).limit(sa.bindparam("per_page")).cte("page")
-    listed = cards.select(sa.literal(1).label("on_page")).join(page, page.c.id == Post.id)
-    shown = cards.select(sa.literal(0).label("on_page")).where(
-        Post.id.in_([sa.bindparam(f"shown_{slot}") for slot in range(shown_slots)]),
-        Post.id.not_in(sa.select(page.c.id)),
+    listed = cards.select(no_slot, part(_PAGE_PART), *no_state).join(page, page.c.id == Post.id)
+
+    slot = ListingSlot.__table__.c
+    shown = (
+        cards.select(slot.slot, part(_SHOWN_PART), *no_state)
+        .join(ListingSlot.__table__, slot.post_id == Post.id)
+        .where(slot.slot.between(sa.bindparam("first_slot"), sa.bindparam("last_slot")))
     )
-    return sa.union_all(listed, shown)
+    return sa.union_all(state, listed, shown)
 
 
-def listing_page(
-    topic: Named | None,
-    number: int,
-    per_page: int,
-    total: int,
-    shown_ids: tuple[int, ...] = (),
-) -> Listing:
-    """One page of cards plus the posts in `shown_ids` (featured, picks), in one statement."""
-    slots = max(len(shown_ids), current_app.config["PICKS_COUNT"] + 1)
-    values = {
-        "topic_id": topic.id if topic else 0,
+def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, int]) -> ListingRead:
+    """The state row, page `number` of the listing (of one topic, by slug) and the
+    ListingSlot posts from `slots[0]` to `slots[1]`, in one statement."""
+    values: dict[str, Any] = {
         "page": number,
         "now": utcnow(),
         "per_page": per_page,
-        **{f"shown_{slot}": 0 for slot in range(slots)},
-        **{f"shown_{slot}": post_id for slot, post_id in enumerate(shown_ids)},
+        "first_slot": slots[0],
+        "last_slot": slots[1],
     }
-    rows = hotreads.fetch(_page_statement(topic is not None, slots), values)
+    if topic_slug is not None:
+        values["topic_slug"] = topic_slug
+    found = sitestate.from_row(None)
     page: list[Card] = []
-    by_id: dict[int, Card] = {}
-    for row in rows:
-        card = by_id[row[0]] = cards.from_row(row)
-        if row[-1]:
-            page.append(card)
+    shown: dict[int, Card] = {}
+    for row in hotreads.fetch(_read_statement(topic_slug is not None), values):
+        if row[_PART] == _STATE_PART:
+            found = sitestate.from_row(row[_STATE_AT:])
+        elif row[_PART] == _PAGE_PART:
+            page.append(cards.from_row(row))
+        else:
+            shown[row[_SLOT]] = cards.from_row(row)
     page.sort(key=cards.recency, reverse=True)
-    featured = by_id.get(shown_ids[0]) if shown_ids else None
-    picks = [by_id[i] for i in shown_ids[1:] if i in by_id]
-    return Listing(Page(page, number, per_page, total), featured, picks)
+    return ListingRead(found.state, found.next_publish_at, page, shown)
 
 
 # --- Keeping the listing's counts and anchors current -------------------------------------
@@ -164,7 +218,8 @@ def _numbered(query: sa.Select, partition: sa.ColumnElement | None = None) -> sa
 
 
 def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int) -> None:
-    """Rebuild the kept counts, featured post, picks and page anchors as of `now`.
+    """Rebuild the kept counts, featured post, picks (ListingSlot) and page anchors as of
+    `now`.
 
     Run on the writer's connection inside every writing transaction (blog/caching.py), so
     readers never count posts or skip over pages.
@@ -174,7 +229,10 @@ def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int)
     state, anchors, topics = SiteState.__table__, ListingAnchor.__table__, Topic.__table__
     newest = (Post.published_at.desc(), Post.id.desc())
     flagged = sa.select(Post.id).where(is_live).order_by(*newest)
+    featured_id = connection.scalar(flagged.where(Post.featured.is_(True)).limit(1))
     pick_ids = connection.scalars(flagged.where(Post.editors_pick.is_(True)).limit(picks))
+    slots = [(FEATURED_SLOT, featured_id)] if featured_id is not None else []
+    slots += list(enumerate(pick_ids, FEATURED_SLOT + 1))
     everything = _numbered(sa.select(Post.id, Post.published_at).where(is_live))
     by_topic = _numbered(
         sa.select(PostTopic.topic_id, Post.id, Post.published_at)
@@ -198,8 +256,6 @@ def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int)
             next_publish_at=sa.select(sa.func.min(Post.published_at))
             .where(published, Post.published_at > now)
             .scalar_subquery(),
-            featured_id=flagged.where(Post.featured.is_(True)).limit(1).scalar_subquery(),
-            pick_ids=",".join(str(i) for i in pick_ids),
         ),
         sa.update(topics).values(live_count=topic_live),
         sa.delete(anchors),
@@ -224,6 +280,11 @@ def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int)
     ]
     for statement in statements:
         connection.execute(statement)
+    slot_table = ListingSlot.__table__
+    connection.execute(sa.delete(slot_table))
+    if slots:
+        rows = [{"slot": slot, "post_id": post_id} for slot, post_id in slots]
+        connection.execute(sa.insert(slot_table), rows)
 
 
 def post_by_slug(slug: str) -> Post | None:

@@ -181,9 +181,6 @@ class SiteState(db.Model):
     # posts are live, and when the next scheduled one goes live (the version moves then too).
     live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
     next_publish_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
-    # The home page's featured post and editor's picks (ids, comma-separated, newest first).
-    featured_id: so.Mapped[int | None] = so.mapped_column()
-    pick_ids: so.Mapped[str] = so.mapped_column(sa.String(200), default="", server_default="")
 
 
 class ListingAnchor(db.Model):
@@ -198,6 +195,18 @@ class ListingAnchor(db.Model):
     topic_id: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
     page: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
     published_at: so.Mapped[datetime] = so.mapped_column(sa.DateTime)
+    post_id: so.Mapped[int] = so.mapped_column()
+
+
+class ListingSlot(db.Model):
+    """The home page's featured post (slot 0) and editor's picks (slots 1 up, newest first).
+
+    Rebuilt by every write, so the listing reads them in the same statement as its page.
+    """
+
+    __tablename__ = "listing_slots"
+
+    slot: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
     post_id: so.Mapped[int] = so.mapped_column()
 
 

@@ -28,18 +28,10 @@ from werkzeug.http import (
     remove_entity_headers,
 )
 
-from blog import hotreads
-from blog.caching import (
-    READ_STATE,
-    STATE_ENVIRON_KEY,
-    Snapshot,
-    Validator,
-    add_vary,
-    carries_credentials,
-    has_credentials,
-    state_from_row,
-)
+from blog import hotreads, sitestate
+from blog.caching import Validator, add_vary, carries_credentials, has_credentials
 from blog.models import utcnow
+from blog.sitestate import StateRead
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -197,16 +189,16 @@ class KeptPages:
                     if (state.version, state.changed_at) == entry.stamp:
                         return self._serve(entry, environ, start_response)
                     # The page is out of date: Flask renders it from the row just read.
-                    environ[STATE_ENVIRON_KEY] = (state, next_publish_at)
+                    environ[sitestate.ENVIRON_KEY] = read
         return self._render(key, environ, start_response)
 
-    def _state(self) -> tuple[Snapshot, datetime | None] | None:
+    def _state(self) -> StateRead | None:
         """The state row, or None when it cannot be read (Flask then answers, and reports)."""
         try:
-            rows = hotreads.reads(self.app).fetch(READ_STATE)
+            rows = hotreads.reads(self.app).fetch(sitestate.READ)
         except sa.exc.DBAPIError:
             return None
-        return state_from_row(rows[0] if rows else None)
+        return sitestate.from_row(rows[0] if rows else None)
 
     def _has_credentials(self, environ: WSGIEnvironment) -> bool:
         """True when the request carries a session or remember-me cookie."""

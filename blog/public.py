@@ -49,15 +49,23 @@ def _listing(topic_slug: str | None) -> Response:
     """Render the listing for all topics or for one, at the requested page."""
     number = _page_number()
     block = htmx.fragment_for(LISTING_FRAGMENTS)
-    # Validators first: an unchanged page answers 304 before any listing query runs.
-    check = caching.validator("listing", topic_slug, number, block)
+    config = current_app.config
+    per_page = config["POSTS_PER_PAGE"]
+    # Featured and picks sit outside the swapped regions: read them only when shown.
+    slots = listing.shown_slots(
+        featured=block is None,
+        picks=config["PICKS_COUNT"] if topic_slug is None and block in (None, "all_posts") else 0,
+    )
+    # The state row and the page come in one statement; an unchanged page then answers 304.
+    found = caching.current(lambda: listing.read(topic_slug, number, per_page, slots))
+    check = caching.validator("listing", topic_slug, number, block, state=found.state)
     early = caching.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:
         return early
 
     def render() -> Response:
-        counts = listing.topic_counts(check.state.topics)
-        total = check.state.live_count
+        counts = listing.topic_counts(found.state.topics)
+        total = found.state.live_count
         topic: Named | None = None
         topic_total = total
         if topic_slug is not None:
@@ -65,25 +73,19 @@ def _listing(topic_slug: str | None) -> Response:
             if match is None:
                 abort(404, description="There is no topic by that name.")
             topic, topic_total = match.topic, match.count
-        per_page = current_app.config["POSTS_PER_PAGE"]
         if number > listing.last_page(topic_total, per_page):
             abort(404, description="That page is past the end of the list.")
-        # Featured and picks sit outside the swapped regions: load them only when shown.
-        state = check.state
-        featured_id = state.featured_id if block is None else None
-        pick_ids = state.pick_ids if topic is None and block in (None, "all_posts") else ()
-        shown = ((featured_id or 0), *pick_ids) if featured_id or pick_ids else ()
-        found = listing.listing_page(topic, number, per_page, topic_total, shown)
+        page = listing.Page(found.cards, number, per_page, topic_total)
         return htmx.render(
             "public/listing.html",
             block,
             topic=topic,
-            page=found.page,
+            page=page,
             counts=counts,
             total=total,
             featured=found.featured,
             picks=found.picks,
-            meta=seo.listing_meta(topic, found.page, found.featured) if block is None else None,
+            meta=seo.listing_meta(topic, page, found.featured) if block is None else None,
         )
 
     return _render_and_keep(check, render, htmx.VARY)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, has_request_context, request, url_for
@@ -24,6 +24,7 @@ from blog.art import picture
 from blog.models import Post, Topic
 
 bp = Blueprint("seo", __name__)
+Settled = TypeVar("Settled")
 
 SCHEMA_CONTEXT = "https://schema.org"
 FEED_TYPES = {"atom": "application/atom+xml", "rss": "application/rss+xml"}
@@ -31,6 +32,8 @@ SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 # Paths of the authoring pages, kept out of search engines by robots.txt.
 PRIVATE_PATHS = ("/editor", "/login")
 
+# A slug that reads the same quoted or not.
+_PLAIN_SLUG = re.compile(r"[a-z0-9-]+")
 # Characters XML 1.0 cannot carry at all; a title holding one would make a feed unreadable.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -60,15 +63,20 @@ def external_url(endpoint: str, **values: Any) -> str:
     return absolute_url(url_for(endpoint, **values))
 
 
+def _settled(key: tuple[Any, ...], build: Callable[[], Settled]) -> Settled:
+    """A value that only settings and `key` decide, built once per app and key: pages ask
+    for the same few on every render. `key` must hold every setting `build` reads."""
+    known = current_app.extensions.setdefault("fieldnotes_settled", {})
+    value = known.get(key)
+    if value is None:
+        value = known[key] = build()
+    return value
+
+
 def fixed_url(endpoint: str, **values: Any) -> str:
-    """external_url for an address no data can change (the home page, a feed): built once
-    per app and SITE_URL, since pages ask for the same few on every render."""
-    key = (endpoint, tuple(sorted(values.items())), current_app.config["SITE_URL"])
-    known = current_app.extensions.setdefault("fieldnotes_fixed_urls", {})
-    url = known.get(key)
-    if url is None:
-        url = known[key] = external_url(endpoint, **values)
-    return url
+    """external_url for an address no data can change (the home page, a feed)."""
+    key = ("url", endpoint, tuple(sorted(values.items())), current_app.config["SITE_URL"])
+    return _settled(key, lambda: external_url(endpoint, **values))
 
 
 def post_urls() -> Callable[[str], str]:
@@ -77,7 +85,9 @@ def post_urls() -> Callable[[str], str]:
     marker = "0-slug-0"
     head, _, tail = fixed_url("public.post", slug=marker).rpartition(marker)
     to_url = _slug_converter().to_url
-    return lambda slug: f"{head}{to_url(slug)}{tail}"
+    # Saved slugs are lowercase letters, digits and dashes, which need no quoting.
+    safe = _PLAIN_SLUG.fullmatch
+    return lambda slug: f"{head}{slug if safe(slug) else to_url(slug)}{tail}"
 
 
 def _slug_converter() -> Any:
@@ -135,15 +145,23 @@ class PageMeta:
     og_type: str
     image: PreviewImage | None
     json_ld: Markup | None
-    feeds: list[FeedLink]
+    feeds: Sequence[FeedLink]
     published: str = ""
     modified: str = ""
     section: str = ""
     tags: list[str] = field(default_factory=list)
 
 
-def feed_links(topic: Topic | None = None) -> list[FeedLink]:
+def feed_links(topic: Topic | None = None) -> tuple[FeedLink, ...]:
     """The blog's feeds, and the topic's when a topic is given."""
+    config = current_app.config
+    names = (topic.slug, topic.name) if topic is not None else None
+    key = ("feeds", names, config["SITE_NAME"], config["SITE_URL"])
+    return _settled(key, lambda: _feed_links(topic))
+
+
+def _feed_links(topic: Topic | None) -> tuple[FeedLink, ...]:
+    """feed_links, built."""
     name = current_app.config["SITE_NAME"]
     links = [
         FeedLink(name, fixed_url("feeds.blog_feed", kind="atom"), "application/atom+xml"),
@@ -163,7 +181,7 @@ def feed_links(topic: Topic | None = None) -> list[FeedLink]:
                 "application/rss+xml",
             ),
         ]
-    return links
+    return tuple(links)
 
 
 def post_image(post: Post) -> PreviewImage:
@@ -173,12 +191,16 @@ def post_image(post: Post) -> PreviewImage:
 
 
 def _publisher() -> dict[str, str]:
-    """The blog as publisher in structured data."""
-    return {
-        "@type": "Organization",
-        "name": current_app.config["SITE_NAME"],
-        "url": fixed_url("public.home"),
-    }
+    """The blog as publisher in structured data (shared: never change it)."""
+    config = current_app.config
+    return _settled(
+        ("publisher", config["SITE_NAME"], config["SITE_URL"]),
+        lambda: {
+            "@type": "Organization",
+            "name": config["SITE_NAME"],
+            "url": fixed_url("public.home"),
+        },
+    )
 
 
 def post_modified(post: Post) -> datetime | None:

@@ -44,3 +44,29 @@ def test_upgrade_keeps_posts_links_and_listing(tmp_path):
     assert topic.status_code == 200
     with app.app_context():
         db.engine.dispose()
+
+
+def test_featured_and_picks_move_to_slots_and_back(tmp_path):
+    """0007 carries the state row's featured post and picks into listing_slots, and its
+    downgrade carries them back."""
+    app = create_app(
+        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'slots.db'}"}
+    )
+    with app.app_context():
+        flask_migrate.upgrade(revision="0006_listing_anchors")
+        db.session.execute(
+            sa.text(
+                "INSERT INTO site_state (id, version, changed_at, live_count, featured_id,"
+                " pick_ids) VALUES (1, 3, '2024-01-01 00:00:00.000000', 0, 7, '9,4,12')"
+            )
+        )
+        db.session.commit()
+        flask_migrate.upgrade(revision="0007_listing_slots")
+        slots = db.session.execute(sa.text("SELECT slot, post_id FROM listing_slots ORDER BY slot"))
+        assert slots.all() == [(0, 7), (1, 9), (2, 4), (3, 12)]
+        db.session.commit()
+        flask_migrate.downgrade(revision="0006_listing_anchors")
+        row = db.session.execute(sa.text("SELECT featured_id, pick_ids FROM site_state")).one()
+        assert tuple(row) == (7, "9,4,12")
+        db.session.remove()
+        db.engine.dispose()

@@ -10,7 +10,7 @@ from blog.extensions import db
 
 @pytest.mark.parametrize("lookup", [store.topic_named, store.author_named])
 def test_names_differing_only_in_case_are_one_row(app, lookup):
-    """"Ada Example" and "ada example" share a slug, so they are the same row, not a crash."""
+    """ "Ada Example" and "ada example" share a slug, so they are the same row, not a crash."""
     with app.app_context():
         first = lookup("Ada Example")
         db.session.commit()
