@@ -249,6 +249,7 @@ def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int)
         .scalar_subquery()
     )
     statements = [
+        sa.update(topics).values(live_count=topic_live),
         sa.update(state)
         .where(state.c.id == 1)
         .values(
@@ -256,8 +257,8 @@ def refresh(connection: sa.Connection, now: datetime, per_page: int, picks: int)
             next_publish_at=sa.select(sa.func.min(Post.published_at))
             .where(published, Post.published_at > now)
             .scalar_subquery(),
+            topic_filter=sitestate.TopicFilter(),  # from the topic counts just kept
         ),
-        sa.update(topics).values(live_count=topic_live),
         sa.delete(anchors),
         sa.insert(anchors).from_select(
             ["topic_id", "page", "published_at", "post_id"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -181,6 +182,9 @@ class SiteState(db.Model):
     # posts are live, and when the next scheduled one goes live (the version moves then too).
     live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
     next_publish_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
+    # The topic filter: [id, name, slug, live count, position] for each topic with live
+    # posts, so a reader's one read of this row brings it (see blog/sitestate.py).
+    topic_filter: so.Mapped[list[list[Any]] | None] = so.mapped_column(sa.JSON)
 
 
 class ListingAnchor(db.Model):

@@ -1,9 +1,10 @@
 """The state row every reader reads: data version, live count, next publish time, topic filter.
 
 Every write to reader-visible rows moves the row on in its own transaction (blog/caching.py),
-so one primary-key read tells any server process whether what it rendered is still current.
-The listing reads it in the same statement as its cards (blog/listing.py); the kept-page front
-(blog/pagecache.py) and the other views read it alone.
+so one primary-key read tells any server process whether what it rendered is still current;
+the write stores the topic filter on it too. The listing reads the row in the same statement
+as its cards (blog/listing.py); the kept-page front (blog/pagecache.py) and the other views
+read it alone.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ class StateRead(NamedTuple):
 
 
 class TopicFilter(sa.sql.functions.FunctionElement):
-    """The topics that have live posts, as one JSON array, so the topic filter comes with
-    the state row (the aggregate is spelled differently by each database)."""
+    """The topics that have live posts, as one JSON array: what every write stores in
+    site_state.topic_filter (the aggregate is spelled differently by each database)."""
 
     type = sa.JSON()
     inherit_cache = True
@@ -86,7 +87,7 @@ COLUMNS = (
     _STATE.changed_at,
     _STATE.live_count,
     _STATE.next_publish_at,
-    TopicFilter().label("topic_filter"),
+    _STATE.topic_filter,
 )
 READ = sa.select(*COLUMNS).where(_STATE.id == 1)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import flask_migrate
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
@@ -46,24 +48,27 @@ def test_upgrade_keeps_posts_links_and_listing(tmp_path):
         db.engine.dispose()
 
 
-def test_featured_and_picks_move_to_slots_and_back(tmp_path):
-    """0007 carries the state row's featured post and picks into listing_slots, and its
-    downgrade carries them back."""
+def test_state_row_moves_to_slots_and_a_stored_topic_filter_and_back(tmp_path):
+    """0007 carries the state row's featured post and picks into listing_slots and 0008
+    stores the topic filter on the row; their downgrades carry the picks back."""
     app = create_app(
         {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'slots.db'}"}
     )
     with app.app_context():
         flask_migrate.upgrade(revision="0006_listing_anchors")
-        db.session.execute(
-            sa.text(
-                "INSERT INTO site_state (id, version, changed_at, live_count, featured_id,"
-                " pick_ids) VALUES (1, 3, '2024-01-01 00:00:00.000000', 0, 7, '9,4,12')"
-            )
-        )
+        for statement in (
+            "INSERT INTO site_state (id, version, changed_at, live_count, featured_id, pick_ids)"
+            " VALUES (1, 3, '2024-01-01 00:00:00.000000', 0, 7, '9,4,12')",
+            "INSERT INTO topics (id, name, slug, position, live_count)"
+            " VALUES (1, 'Databases', 'databases', 0, 2), (2, 'Empty', 'empty', 1, 0)",
+        ):
+            db.session.execute(sa.text(statement))
         db.session.commit()
-        flask_migrate.upgrade(revision="0007_listing_slots")
+        flask_migrate.upgrade()
         slots = db.session.execute(sa.text("SELECT slot, post_id FROM listing_slots ORDER BY slot"))
         assert slots.all() == [(0, 7), (1, 9), (2, 4), (3, 12)]
+        stored = db.session.scalar(sa.text("SELECT topic_filter FROM site_state"))
+        assert json.loads(stored) == [[1, "Databases", "databases", 2, 0]]
         db.session.commit()
         flask_migrate.downgrade(revision="0006_listing_anchors")
         row = db.session.execute(sa.text("SELECT featured_id, pick_ids FROM site_state")).one()
