@@ -288,6 +288,8 @@ def carries_credentials(cookies: Mapping[str, str], config: Mapping[str, Any]) -
 
 def has_credentials() -> bool:
     """True when the request carries a session or remember-me cookie."""
+    if "HTTP_COOKIE" not in request.environ:  # most readers: skip parsing cookies
+        return False
     return carries_credentials(request.cookies, current_app.config)
 
 

@@ -27,6 +27,8 @@ LISTING_FRAGMENTS = {"all-posts": "all_posts", "post-list": "more_posts"}
 
 def _page_number() -> int:
     """The `page` query parameter as a positive whole number (400 otherwise)."""
+    if not request.query_string:  # the common case: skip parsing the query
+        return 1
     raw = request.args.get("page", "1")
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
         abort(400, description="The page number must be a whole number, like ?page=2.")

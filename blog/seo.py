@@ -6,6 +6,7 @@ forged Host cannot leak into a canonical link, a feed or the sitemap.
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import orjson
 from flask import Blueprint, Flask, current_app, has_request_context, request, url_for
 from flask.wrappers import Response
 from jinja2.utils import htmlsafe_json_dumps
@@ -112,7 +114,16 @@ def json_ld(data: Mapping[str, Any]) -> Markup:
     `<`, `>`, `&` and `'` become \\u escapes, so `</script>` or `<!--` in a title stays
     inside the JSON string.
     """
-    return htmlsafe_json_dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return htmlsafe_json_dumps(data, dumps=_compact_json)
+
+
+def _compact_json(data: Any) -> str:
+    """Compact JSON with characters as they are: orjson's, which is an order of magnitude
+    faster, or the standard library's for text orjson refuses (lone surrogates)."""
+    try:
+        return orjson.dumps(data).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -272,6 +283,7 @@ def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None)
     else:
         canonical = external_url("public.topic", slug=topic.slug, **args)
     shown = featured or (page.posts[0] if page.posts else None)
+    config = current_app.config
     data = None
     if topic is None:
         post_url = post_urls()
@@ -279,8 +291,8 @@ def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None)
             {
                 "@context": SCHEMA_CONTEXT,
                 "@type": "Blog",
-                "name": current_app.config["SITE_NAME"],
-                "description": current_app.config["SITE_DESCRIPTION"],
+                "name": config["SITE_NAME"],
+                "description": config["SITE_DESCRIPTION"],
                 "url": home,
                 "publisher": _publisher(),
                 "blogPost": [
@@ -297,7 +309,7 @@ def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None)
         )
     return PageMeta(
         title=listing_title(topic, page.number),
-        description=current_app.config["SITE_DESCRIPTION"],
+        description=config["SITE_DESCRIPTION"],
         canonical=canonical,
         og_type="website",
         image=post_image(shown) if shown is not None else None,

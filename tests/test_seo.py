@@ -251,6 +251,18 @@ def test_json_ld_keeps_every_payload_inside_the_script(payload):
     assert page.find("p").get_text() == "after"
 
 
+@pytest.mark.parametrize(
+    "text", ["Plain", "Ünïcödé · 漢字 🚀", "lone \ud800 surrogate", "\x00\x1f"]
+)
+def test_json_ld_is_compact_json_of_the_data_whatever_the_text(text):
+    """The fast encoder and the standard one agree; text the fast one refuses still works."""
+    data = {"@type": "BlogPosting", "headline": text, "keywords": [text, 3, None, True]}
+    encoded = str(json_ld(data))
+    assert json.loads(encoded) == data
+    standard = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    assert encoded == standard.replace("&", "\\u0026").replace("'", "\\u0027")
+
+
 def test_hostile_title_stays_inside_the_post_pages_json_ld(client, posts):
     """End to end: a title built to escape the script element is only data."""
     title = '</script><script>alert(1)</script><!-- "quoted" & more'
