@@ -117,7 +117,8 @@ class ListingRead:
         return [card for slot, card in sorted(self.shown.items()) if slot != FEATURED_SLOT]
 
 
-# Parts of the read statement, in its `part` column.
+# Parts of the read statement, in its `part` column: the state row, a card on the page,
+# a card shown off the page (a ListingSlot's; the `slot` column says which).
 _STATE_PART, _PAGE_PART, _SHOWN_PART = 0, 1, 2
 # Column positions in its rows: the card's columns, the slot, the part, the state row's.
 _SLOT = len(cards.COLUMNS)
@@ -133,8 +134,8 @@ def _nulls(columns: Iterable[sa.ColumnElement]) -> list[sa.ColumnElement]:
 
 @functools.cache
 def _read_statement(in_topic: bool) -> sa.CompoundSelect:
-    """The state row, one page of cards and the ListingSlot posts asked for, in one UNION;
-    each row's `part` column says which it is.
+    """The state row, then the cards of one page and of the ListingSlot posts asked for,
+    in one UNION; each row's `part` and `slot` columns say where it goes.
 
     One statement, so the page always matches the state row it is cached under, and
     PostgreSQL answers in one round trip. The page is an index range from its kept anchor,
@@ -169,15 +170,24 @@ def _read_statement(in_topic: bool) -> sa.CompoundSelect:
             Post.id.in_(sa.select(PostTopic.post_id).where(PostTopic.topic_id == topic_id))
         )
     page = _newest(page_ids).limit(sa.bindparam("per_page")).cte("page")
-    listed = cards.select(no_slot, part(_PAGE_PART), *no_state).join(page, page.c.id == Post.id)
-
     slot = ListingSlot.__table__.c
     shown = (
-        cards.select(slot.slot, part(_SHOWN_PART), *no_state)
-        .join(ListingSlot.__table__, slot.post_id == Post.id)
+        sa.select(slot.slot, slot.post_id)
         .where(slot.slot.between(sa.bindparam("first_slot"), sa.bindparam("last_slot")))
+        .cte("shown")
     )
-    return sa.union_all(state, listed, shown)
+    # Each post once (once per slot it fills), however many parts show it: the featured
+    # post and picks are often on the page too.
+    wanted = sa.union(sa.select(page.c.id), sa.select(shown.c.post_id))
+    on_page = sa.case(
+        (Post.id.in_(sa.select(page.c.id)), part(_PAGE_PART)), else_=part(_SHOWN_PART)
+    )
+    listed = (
+        cards.select(shown.c.slot, on_page, *no_state)
+        .outerjoin(shown, shown.c.post_id == Post.id)
+        .where(Post.id.in_(wanted))
+    )
+    return sa.union_all(state, listed)
 
 
 def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, int]) -> ListingRead:
@@ -193,17 +203,19 @@ def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, i
     if topic_slug is not None:
         values["topic_slug"] = topic_slug
     found = sitestate.from_row(None)
-    page: list[Card] = []
+    page: dict[int, Card] = {}
     shown: dict[int, Card] = {}
     for row in hotreads.fetch(_read_statement(topic_slug is not None), values):
         if row[_PART] == _STATE_PART:
             found = sitestate.from_row(row[_STATE_AT:])
-        elif row[_PART] == _PAGE_PART:
-            page.append(cards.from_row(row))
-        else:
-            shown[row[_SLOT]] = cards.from_row(row)
-    page.sort(key=cards.recency, reverse=True)
-    return ListingRead(found.state, found.next_publish_at, page, shown)
+            continue
+        card = cards.from_row(row)
+        if row[_PART] == _PAGE_PART:
+            page[card.id] = card
+        if row[_SLOT] is not None:
+            shown[row[_SLOT]] = card
+    newest_first = sorted(page.values(), key=cards.recency, reverse=True)
+    return ListingRead(found.state, found.next_publish_at, newest_first, shown)
 
 
 # --- Keeping the listing's counts and anchors current -------------------------------------

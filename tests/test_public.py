@@ -194,6 +194,24 @@ def test_picks_show_four_newest_on_home_only(client, posts):
     assert topic_page.select("#picks .card") == []
 
 
+def test_one_post_can_be_featured_a_pick_and_on_the_page_at_once(client, posts):
+    """A post in several places shows in each; older picks off the page show too, and the
+    grid lists each post once."""
+    posts.create(1, title="Everywhere", featured=True, editors_pick=True)
+    posts.create(13)
+    posts.create(1, title="Old pick", editors_pick=True)
+    posts.create(1, title="Older pick", editors_pick=True)
+    page = soup(client.get("/"))
+    titles = lambda selector: [a.get_text(strip=True) for a in page.select(selector)]  # noqa: E731
+    assert titles(".featured .card-title") == ["Everywhere"]
+    assert titles("#picks .card-title a") == ["Everywhere", "Old pick", "Older pick"]
+    grid = titles("#post-list .card-title a")
+    assert grid == ["Everywhere", *[f"Post number {n}" for n in range(2, 13)]]
+    second = soup(client.get("/?page=2"))
+    assert second.select_one(".featured .card-title").get_text(strip=True) == "Everywhere"
+    assert "Everywhere" not in [a.get_text(strip=True) for a in second.select("#post-list a")]
+
+
 def test_drafts_and_scheduled_posts_stay_hidden(client, posts):
     """Drafts and posts scheduled for the future appear nowhere until their time."""
     posts.create(2)
