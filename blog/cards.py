@@ -7,9 +7,9 @@ templates and blog/seo.py use on posts (`post.author.name`, `post.primary_topic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -56,7 +56,7 @@ class Card(NamedTuple):
 
 
 _topic = so.aliased(Topic, name="primary_topic")
-COLUMNS = (
+_POST_COLUMNS = (
     Post.id,
     Post.slug,
     Post.title,
@@ -65,27 +65,28 @@ COLUMNS = (
     Post.updated_at,
     Post.reading_minutes,
     Post.image_alt,
-    Author.id,
-    Author.name,
-    Author.slug,
-    _topic.id,
-    _topic.name,
-    _topic.slug,
-    Image.sha256,
-    Image.content_type,
-    Image.width,
-    Image.height,
 )
+_AUTHOR_COLUMNS = (Author.id, Author.name, Author.slug)
+_TOPIC_COLUMNS = (_topic.id, _topic.name, _topic.slug)
+_IMAGE_COLUMNS = (Image.sha256, Image.content_type, Image.width, Image.height)
+COLUMNS = (*_POST_COLUMNS, *_AUTHOR_COLUMNS, *_TOPIC_COLUMNS, *_IMAGE_COLUMNS)
 
 
-def select(*extra: sa.ColumnElement) -> sa.Select:
-    """A select of the card columns (plus `extra` ones after them)."""
-    return (
-        sa.select(*COLUMNS, *extra)
-        .join(Author, Author.id == Post.author_id)
-        .outerjoin(_topic, _topic.id == Post.primary_topic_id)
-        .outerjoin(Image, Image.id == Post.image_id)
-    )
+def select(*extra: sa.ColumnElement, topic_names: bool = True) -> sa.Select:
+    """A select of the card columns (plus `extra` ones after them).
+
+    Without `topic_names`, the primary topic's name and slug are left out (NULL) and its
+    table is not joined: for callers that know every topic already (`from_row`'s `topics`).
+    """
+    columns: tuple[sa.ColumnElement, ...] = COLUMNS
+    if not topic_names:
+        no_text = sa.cast(sa.null(), sa.String)  # cast: PostgreSQL types a bare NULL as text
+        topic = (Post.primary_topic_id, no_text, no_text)
+        columns = (*_POST_COLUMNS, *_AUTHOR_COLUMNS, *topic, *_IMAGE_COLUMNS)
+    query = sa.select(*columns, *extra).join(Author, Author.id == Post.author_id)
+    if topic_names:
+        query = query.outerjoin(_topic, _topic.id == Post.primary_topic_id)
+    return query.outerjoin(Image, Image.id == Post.image_id)
 
 
 def recency(card: Card) -> tuple[datetime, int]:
@@ -93,8 +94,9 @@ def recency(card: Card) -> tuple[datetime, int]:
     return (card.published_at or datetime.min, card.id)
 
 
-def from_row(row: sa.Row) -> Card:
-    """A card from a row of `select()`."""
+def from_row(row: Sequence[Any], topics: Mapping[int, Named] | None = None) -> Card:
+    """A card from a row of `select()`; with `topics` (by id), the primary topic comes
+    from there instead of the row."""
     (
         post_id, slug, title, excerpt, published, updated, minutes, alt,
         author_id, author_name, author_slug, topic_id, topic_name, topic_slug,
@@ -110,7 +112,15 @@ def from_row(row: sa.Row) -> Card:
         minutes,
         alt,
         Named(author_id, author_name, author_slug),
-        Named(topic_id, topic_name, topic_slug) if topic_id is not None else None,
+        (
+            (
+                topics.get(topic_id)
+                if topics is not None
+                else Named(topic_id, topic_name, topic_slug)
+            )
+            if topic_id is not None
+            else None
+        ),
         CardImage(sha256, content_type, width, height) if sha256 is not None else None,
     )
 

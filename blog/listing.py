@@ -77,9 +77,14 @@ def _newest(query: sa.Select) -> sa.Select:
 
 def topic_counts(topics: Iterable[Sequence[Any]]) -> list[TopicCount]:
     """The topic filter, in its order, from the state row's [id, name, slug, count,
-    position] lists (see blog/caching.py)."""
+    position] lists (see blog/sitestate.py)."""
     ordered = sorted(topics, key=lambda row: (row[4], row[1]))
     return [TopicCount(Named(id_, name, slug), count) for id_, name, slug, count, _ in ordered]
+
+
+def _topics_by_id(topics: Iterable[Sequence[Any]]) -> dict[int, Named]:
+    """The state row's topic filter lists, as names by id."""
+    return {row[0]: Named(row[0], row[1], row[2]) for row in topics}
 
 
 def last_page(total: int, per_page: int) -> int:
@@ -183,7 +188,9 @@ def _read_statement(in_topic: bool) -> sa.CompoundSelect:
         (Post.id.in_(sa.select(page.c.id)), part(_PAGE_PART)), else_=part(_SHOWN_PART)
     )
     listed = (
-        cards.select(shown.c.slot, on_page, *no_state)
+        # Cards name their primary topic from the state row's topic filter: a live post's
+        # topics all have live posts, so the filter holds it and topics need no join.
+        cards.select(shown.c.slot, on_page, *no_state, topic_names=False)
         .outerjoin(shown, shown.c.post_id == Post.id)
         .where(Post.id.in_(wanted))
     )
@@ -202,14 +209,16 @@ def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, i
     }
     if topic_slug is not None:
         values["topic_slug"] = topic_slug
-    found = sitestate.from_row(None)
+    rows = hotreads.fetch(_read_statement(topic_slug is not None), values)
+    state_row = next((row[_STATE_AT:] for row in rows if row[_PART] == _STATE_PART), None)
+    found = sitestate.from_row(state_row)
+    topics = _topics_by_id(found.state.topics)
     page: dict[int, Card] = {}
     shown: dict[int, Card] = {}
-    for row in hotreads.fetch(_read_statement(topic_slug is not None), values):
+    for row in rows:
         if row[_PART] == _STATE_PART:
-            found = sitestate.from_row(row[_STATE_AT:])
             continue
-        card = cards.from_row(row)
+        card = cards.from_row(row, topics)
         if row[_PART] == _PAGE_PART:
             page[card.id] = card
         if row[_SLOT] is not None:
