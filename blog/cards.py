@@ -102,6 +102,11 @@ def from_row(row: Sequence[Any], topics: Mapping[int, Named] | None = None) -> C
         author_id, author_name, author_slug, topic_id, topic_name, topic_slug,
         sha256, content_type, width, height,
     ) = row[: len(COLUMNS)]  # fmt: skip
+    topic: Named | None = None
+    if topic_id is not None:
+        topic = (
+            topics.get(topic_id) if topics is not None else Named(topic_id, topic_name, topic_slug)
+        )
     return Card(
         post_id,
         slug,
@@ -112,15 +117,7 @@ def from_row(row: Sequence[Any], topics: Mapping[int, Named] | None = None) -> C
         minutes,
         alt,
         Named(author_id, author_name, author_slug),
-        (
-            (
-                topics.get(topic_id)
-                if topics is not None
-                else Named(topic_id, topic_name, topic_slug)
-            )
-            if topic_id is not None
-            else None
-        ),
+        topic,
         CardImage(sha256, content_type, width, height) if sha256 is not None else None,
     )
 

@@ -188,7 +188,8 @@ class KeptPages:
                 if next_publish_at is None or next_publish_at > utcnow():
                     if (state.version, state.changed_at) == entry.stamp:
                         return self._serve(entry, environ, start_response)
-                    # The page is out of date: Flask renders it from the row just read.
+                    # The page is out of date. Views that read the state row alone reuse
+                    # this one; the listing reads it again with its page, so they agree.
                     environ[sitestate.ENVIRON_KEY] = read
         return self._render(key, environ, start_response)
 
