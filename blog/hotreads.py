@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -74,7 +73,9 @@ class Prepared:
         for row in raw:
             values = list(row)
             for index, convert in self.results:
-                values[index] = convert(values[index])
+                value = values[index]
+                if value is not None:  # NULL is None to every conversion: skip the call
+                    values[index] = convert(value)
             converted.append(values)
         return converted
 
@@ -88,7 +89,8 @@ class Reads:
         self.app = app
         self.engine: sa.Engine | None = None
         self.prepared: dict[object, Prepared] = {}
-        self.idle: queue.LifoQueue[tuple[int, Any]] = queue.LifoQueue()
+        # (process id, connection) pairs; append and pop are atomic, so threads share it.
+        self.idle: list[tuple[int, Any]] = []
 
     def _engine(self) -> sa.Engine:
         if self.engine is None:
@@ -98,12 +100,13 @@ class Reads:
 
     def _connection(self, engine: sa.Engine) -> Any:
         """An idle connection of this process, or a new one."""
-        while True:
+        pid = os.getpid()
+        while self.idle:
             try:
-                pid, connection = self.idle.get_nowait()
-            except queue.Empty:
+                owner, connection = self.idle.pop()
+            except IndexError:  # another thread took the last one
                 break
-            if pid == os.getpid():
+            if owner == pid:
                 return connection
             # Opened before a fork: the parent owns it; forget it without closing it.
         connection = engine.raw_connection()
@@ -118,8 +121,8 @@ class Reads:
 
     def _release(self, connection: Any) -> None:
         """Keep a connection for the next read, or close it if enough are idle already."""
-        if self.idle.qsize() < MAX_IDLE:
-            self.idle.put((os.getpid(), connection))
+        if len(self.idle) < MAX_IDLE:
+            self.idle.append((os.getpid(), connection))
         else:
             with contextlib.suppress(Exception):
                 connection.close()
@@ -134,7 +137,7 @@ class Reads:
         for attempt in (1, 2):
             connection = self._connection(engine)
             try:
-                cursor = connection.cursor()
+                cursor = connection.dbapi_connection.cursor()  # not through the pool's proxy
                 try:
                     if engine.dispatch.before_cursor_execute:
                         engine.dispatch.before_cursor_execute(
