@@ -8,6 +8,7 @@ after a scheduled post's time moves the version on, so a page that shows it is n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -258,8 +259,8 @@ def build_token(app: Flask) -> str:
         return _build_tokens[app.import_name]
 
 
-def _settings_key() -> tuple[tuple[str, object], ...]:
-    """The settings that pages show (names, texts, page sizes)."""
+def _settings_key() -> tuple[object, ...]:
+    """The values of the settings that pages show (names, texts, page sizes)."""
     config = current_app.config
     names = current_app.extensions.get("fieldnotes_page_settings")
     if names is None:  # the names are fixed when the app is built; their values are read
@@ -269,7 +270,7 @@ def _settings_key() -> tuple[tuple[str, object], ...]:
             "PICKS_COUNT",
         )
         current_app.extensions["fieldnotes_page_settings"] = names
-    return tuple((name, config.get(name)) for name in names)
+    return tuple(map(config.get, names))
 
 
 def credential_cookies(config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
@@ -306,15 +307,9 @@ def _viewer_key() -> str:
 def validator(*parts: object, state: Snapshot | None = None) -> Validator:
     """Validators for this request's representation; `parts` name it (view, page, fragment)."""
     state = state or snapshot()
-    key = (
-        _deploy_digest(),
-        state.version,
-        # With the version, the time of the last change tells a recreated database apart.
-        state.changed_at.isoformat() if state.changed_at else "",
-        _viewer_key(),
-        parts,
-    )
-    etag = hashlib.sha256(repr(key).encode()).hexdigest()[:32]
+    # With the version, the time of the last change tells a recreated database apart.
+    key = f"{_deploy_digest()}|{state.version}|{state.changed_at}|{_viewer_key()}|{parts!r}"
+    etag = hashlib.sha256(key.encode()).hexdigest()[:32]
     return Validator(etag, state.last_modified, state)
 
 
@@ -338,16 +333,22 @@ def _deploy_digest() -> str:
 def public_cache_control(response: Response) -> None:
     """Let browsers and shared caches keep the response briefly, then revalidate it."""
     config = current_app.config
-    value = f"public, max-age={config['CACHE_MAX_AGE']}"
-    if config["CACHE_STALE"]:
-        value += f", stale-while-revalidate={config['CACHE_STALE']}"
-    response.headers["Cache-Control"] = value
+    response.headers["Cache-Control"] = _public_value(
+        config["CACHE_MAX_AGE"], config["CACHE_STALE"]
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _public_value(max_age: int, stale: int) -> str:
+    """The Cache-Control value for shared responses with these settings."""
+    value = f"public, max-age={max_age}"
+    return f"{value}, stale-while-revalidate={stale}" if stale else value
 
 
 def add_vary(response: Response, names: Iterable[str]) -> None:
     """Add header names to Vary (once each), as plain text: cheaper than werkzeug's HeaderSet,
     which parses and rewrites the header on every change."""
-    current = response.headers.get("Vary")
+    current = ", ".join(response.headers.getlist("Vary"))  # get() raises inside when missing
     have = [name.strip() for name in current.split(",")] if current else []
     known = {name.lower() for name in have}
     for name in names:

@@ -176,25 +176,17 @@ def _read_statement(in_topic: bool) -> sa.CompoundSelect:
         )
     page = _newest(page_ids).limit(sa.bindparam("per_page")).cte("page")
     slot = ListingSlot.__table__.c
-    shown = (
-        sa.select(slot.slot, slot.post_id)
-        .where(slot.slot.between(sa.bindparam("first_slot"), sa.bindparam("last_slot")))
-        .cte("shown")
+    # Cards name their primary topic from the state row's topic filter: a live post's topics
+    # all have live posts, so the filter holds it and topics need no join. A post on the
+    # page that also fills a slot comes once for each: a row more is cheaper than the work
+    # that would tell them apart.
+    on_page = cards.select(no_slot, part(_PAGE_PART), *no_state, topic_names=False)
+    on_page = on_page.join(page, page.c.id == Post.id)
+    in_slots = cards.select(slot.slot, part(_SHOWN_PART), *no_state, topic_names=False)
+    in_slots = in_slots.join(ListingSlot.__table__, slot.post_id == Post.id).where(
+        slot.slot.between(sa.bindparam("first_slot"), sa.bindparam("last_slot"))
     )
-    # Each post once (once per slot it fills), however many parts show it: the featured
-    # post and picks are often on the page too.
-    wanted = sa.union(sa.select(page.c.id), sa.select(shown.c.post_id))
-    on_page = sa.case(
-        (Post.id.in_(sa.select(page.c.id)), part(_PAGE_PART)), else_=part(_SHOWN_PART)
-    )
-    listed = (
-        # Cards name their primary topic from the state row's topic filter: a live post's
-        # topics all have live posts, so the filter holds it and topics need no join.
-        cards.select(shown.c.slot, on_page, *no_state, topic_names=False)
-        .outerjoin(shown, shown.c.post_id == Post.id)
-        .where(Post.id.in_(wanted))
-    )
-    return sa.union_all(state, listed)
+    return sa.union_all(state, on_page, in_slots)
 
 
 def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, int]) -> ListingRead:
@@ -221,7 +213,7 @@ def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, i
         card = cards.from_row(row, topics)
         if row[_PART] == _PAGE_PART:
             page[card.id] = card
-        if row[_SLOT] is not None:
+        else:
             shown[row[_SLOT]] = card
     newest_first = sorted(page.values(), key=cards.recency, reverse=True)
     return ListingRead(found.state, found.next_publish_at, newest_first, shown)

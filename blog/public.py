@@ -43,8 +43,7 @@ def _render_and_keep(
 ) -> Response:
     """A fresh render, handed to the page cache (blog/pagecache.py) to keep."""
     response = pagecache.keep(check, render())
-    caching.add_vary(response, vary)
-    return caching.cacheable(response, check, personal=True)
+    return caching.cacheable(response, check, vary=vary, personal=True)
 
 
 def _listing(topic_slug: str | None) -> Response:

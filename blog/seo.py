@@ -52,7 +52,7 @@ def site_url() -> str:
 
 def absolute_url(path: str) -> str:
     """An absolute URL for a path of this app (as url_for returns it) on SITE_URL."""
-    if urlsplit(path).scheme:
+    if not path.startswith("/") and urlsplit(path).scheme:  # a path needs no parsing
         return path
     root = request.script_root if has_request_context() else ""
     if root and path.startswith(root + "/"):
