@@ -274,47 +274,81 @@ def listing_title(topic: Topic | None, number: int) -> str:
     return f"{title} · page {number}" if number > 1 else title
 
 
+@dataclass(frozen=True)
+class _ListingHead:
+    """What a listing's head metadata takes from the settings alone, built once per topic."""
+
+    title: str
+    description: str
+    canonical: str  # of page 1
+    feeds: tuple[FeedLink, ...]
+    blog: dict[str, Any] | None  # the home page's JSON-LD without its posts
+
+
+def _listing_head(topic: Topic | None) -> _ListingHead:
+    """The listing's settled head metadata (see `_settled`)."""
+    config = current_app.config
+    names = (topic.slug, topic.name) if topic is not None else None
+    key = ("listing", names, config["SITE_NAME"], config["SITE_URL"], config["SITE_DESCRIPTION"])
+    return _settled(key, lambda: _build_listing_head(topic))
+
+
+def _build_listing_head(topic: Topic | None) -> _ListingHead:
+    """_listing_head, built."""
+    config = current_app.config
+    home = fixed_url("public.home")
+    blog = None
+    if topic is None:
+        blog = {
+            "@context": SCHEMA_CONTEXT,
+            "@type": "Blog",
+            "name": config["SITE_NAME"],
+            "description": config["SITE_DESCRIPTION"],
+            "url": home,
+            "publisher": _publisher(),
+        }
+    return _ListingHead(
+        title=listing_title(topic, 1),
+        description=config["SITE_DESCRIPTION"],
+        canonical=home if topic is None else external_url("public.topic", slug=topic.slug),
+        feeds=feed_links(topic),
+        blog=blog,
+    )
+
+
 def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None) -> PageMeta:
     """Metadata for a listing page; the home page also describes the blog in JSON-LD."""
-    args = {"page": page.number} if page.number > 1 else {}
-    home = fixed_url("public.home")
-    if topic is None:
-        canonical = external_url("public.home", **args) if args else home
-    else:
-        canonical = external_url("public.topic", slug=topic.slug, **args)
-    shown = featured or (page.posts[0] if page.posts else None)
-    config = current_app.config
+    head = _listing_head(topic)
+    title, canonical = head.title, head.canonical
+    if page.number > 1:
+        title = listing_title(topic, page.number)
+        if topic is None:
+            canonical = external_url("public.home", page=page.number)
+        else:
+            canonical = external_url("public.topic", slug=topic.slug, page=page.number)
     data = None
-    if topic is None:
+    if head.blog is not None:
         post_url = post_urls()
-        data = json_ld(
+        posts = [
             {
-                "@context": SCHEMA_CONTEXT,
-                "@type": "Blog",
-                "name": config["SITE_NAME"],
-                "description": config["SITE_DESCRIPTION"],
-                "url": home,
-                "publisher": _publisher(),
-                "blogPost": [
-                    {
-                        "@type": "BlogPosting",
-                        "headline": post.title,
-                        "url": post_url(post.slug),
-                        "datePublished": iso_datetime(post.published_at),
-                        "author": {"@type": "Person", "name": post.author.name},
-                    }
-                    for post in page.posts
-                ],
+                "@type": "BlogPosting",
+                "headline": post.title,
+                "url": post_url(post.slug),
+                "datePublished": iso_datetime(post.published_at),
+                "author": {"@type": "Person", "name": post.author.name},
             }
-        )
+            for post in page.posts
+        ]
+        data = json_ld({**head.blog, "blogPost": posts})
+    shown = featured or (page.posts[0] if page.posts else None)
     return PageMeta(
-        title=listing_title(topic, page.number),
-        description=config["SITE_DESCRIPTION"],
+        title=title,
+        description=head.description,
         canonical=canonical,
         og_type="website",
         image=post_image(shown) if shown is not None else None,
         json_ld=data,
-        feeds=feed_links(topic),
+        feeds=head.feeds,
     )
 
 
