@@ -205,18 +205,18 @@ def read(topic_slug: str | None, number: int, per_page: int, slots: tuple[int, i
     state_row = next((row[_STATE_AT:] for row in rows if row[_PART] == _STATE_PART), None)
     found = sitestate.from_row(state_row)
     topics = _topics_by_id(found.state.topics)
-    page: dict[int, Card] = {}
+    page: list[Card] = []
     shown: dict[int, Card] = {}
     for row in rows:
         if row[_PART] == _STATE_PART:
             continue
         card = cards.from_row(row, topics)
         if row[_PART] == _PAGE_PART:
-            page[card.id] = card
+            page.append(card)
         else:
             shown[row[_SLOT]] = card
-    newest_first = sorted(page.values(), key=cards.recency, reverse=True)
-    return ListingRead(found.state, found.next_publish_at, newest_first, shown)
+    page.sort(key=cards.recency, reverse=True)
+    return ListingRead(found.state, found.next_publish_at, page, shown)
 
 
 # --- Keeping the listing's counts and anchors current -------------------------------------
