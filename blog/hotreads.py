@@ -7,24 +7,42 @@ writes every statement (compiled once per dialect, with its own parameter and re
 conversions); only the execution goes straight to a driver connection kept in autocommit
 mode, so every read sees every committed write. The engine's statement listeners still
 hear of each statement, so counts stay honest.
+
+On PostgreSQL the statements go one layer lower still, to psycopg's libpq wrapper: each is
+prepared once per connection under its own name and then executed by name, its values
+dumped and its rows loaded by psycopg's own adapters. That is what a psycopg cursor does
+for a prepared statement, without the cursor's per-call Python bookkeeping, which costs
+more than loading the rows.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 import sqlalchemy as sa
 from flask import Flask, current_app
+from psycopg import pq
+from psycopg.adapt import PyFormat, Transformer
 
 from blog.extensions import db
 
 EXTENSION = "fieldnotes_hotreads"
 # Idle reader connections a process keeps; more than this after a burst are closed.
 MAX_IDLE = 8
+# Where a PostgreSQL reader connection's info dict keeps its _Prepares.
+PREPARED_HERE = "fieldnotes_prepared"
+# A named parameter as the psycopg dialect writes it, or an escaped percent sign.
+_PYFORMAT = re.compile(r"%%|%\((\w+)\)s")
+# Numbers for the names statements are prepared under (next() on a count is atomic).
+_numbers = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -36,11 +54,23 @@ class Prepared:
     positional: tuple[str, ...] | None  # parameter order, for drivers that take a list
     binds: dict[str, Callable[[Any], Any]]
     results: tuple[tuple[int, Callable[[Any], Any]], ...]  # (column, conversion)
+    # PostgreSQL: the statement's name, and its text with $1, $2, ... in `positional` order.
+    name: bytes = b""
+    numbered: bytes = b""
 
     @classmethod
     def build(cls, statement: sa.Executable, dialect: sa.Dialect) -> Prepared:
         """Compile `statement` once; later executions only fill in values."""
         compiled = statement.compile(dialect=dialect)
+        if dialect.name == "postgresql":
+            return cls._numbered(compiled, cls._from(compiled, statement, dialect))
+        return cls._from(compiled, statement, dialect)
+
+    @classmethod
+    def _from(
+        cls, compiled: sa.Compiled, statement: sa.Executable, dialect: sa.Dialect
+    ) -> Prepared:
+        """The conversions of a compiled statement."""
         binds = {}
         for bind, name in compiled.bind_names.items():
             convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
@@ -55,6 +85,23 @@ class Prepared:
         positional = tuple(compiled.positiontup) if compiled.positiontup else None
         defaults = compiled.construct_params(_check=False)
         return cls(compiled.string, defaults, positional, binds, tuple(results))
+
+    @classmethod
+    def _numbered(cls, compiled: sa.Compiled, prepared: Prepared) -> Prepared:
+        """`prepared` with its named parameters numbered, for a statement prepared by name."""
+        order: list[str] = []
+
+        def number(found: re.Match[str]) -> str:
+            name = found.group(1)
+            if name is None:  # an escaped percent sign
+                return "%"
+            if name not in order:
+                order.append(name)
+            return f"${order.index(name) + 1}"
+
+        numbered = _PYFORMAT.sub(number, compiled.string).encode()
+        name = f"fieldnotes_read_{next(_numbers)}".encode()
+        return dataclasses.replace(prepared, positional=tuple(order), name=name, numbered=numbered)
 
     def parameters(self, values: Mapping[str, Any]) -> Any:
         """The driver's parameters for these values, converted as SQLAlchemy would."""
@@ -137,16 +184,19 @@ class Reads:
         for attempt in (1, 2):
             connection = self._connection(engine)
             try:
-                cursor = connection.dbapi_connection.cursor()  # not through the pool's proxy
-                try:
-                    if engine.dispatch.before_cursor_execute:
-                        engine.dispatch.before_cursor_execute(
-                            None, cursor, prepared.sql, params, None, False
-                        )
-                    cursor.execute(prepared.sql, params)
-                    raw = cursor.fetchall()
-                finally:
-                    cursor.close()
+                if engine.dispatch.before_cursor_execute:
+                    engine.dispatch.before_cursor_execute(
+                        None, None, prepared.sql, params, None, False
+                    )
+                if prepared.name:
+                    raw = _run_prepared(connection, prepared, params)
+                else:
+                    cursor = connection.dbapi_connection.cursor()  # not through the proxy
+                    try:
+                        cursor.execute(prepared.sql, params)
+                        raw = cursor.fetchall()
+                    finally:
+                        cursor.close()
             except engine.dialect.loaded_dbapi.Error as error:
                 # A connection the server dropped (a restart) is retried once on a new one:
                 # a read is safe to repeat.
@@ -161,6 +211,43 @@ class Reads:
             self._release(connection)
             return prepared.rows(raw)
         raise AssertionError("unreachable")  # the loop returns or raises
+
+
+class _Prepares:
+    """What a PostgreSQL reader connection keeps between reads: the statements prepared on
+    it so far, and psycopg's adapters for its values and rows."""
+
+    def __init__(self, driver: Any) -> None:
+        self.names: set[bytes] = set()
+        self.transformer = Transformer(driver)
+
+
+def _run_prepared(connection: Any, prepared: Prepared, params: list[Any]) -> list[Any]:
+    """Run a statement by name on a PostgreSQL connection, preparing it there first if it
+    is new to it; its rows as tuples."""
+    driver = connection.dbapi_connection
+    pgconn = driver.pgconn
+    kept = connection.info.get(PREPARED_HERE)
+    if kept is None:
+        kept = connection.info[PREPARED_HERE] = _Prepares(driver)
+    transformer = kept.transformer
+    # Values go as text, and the statement is prepared without parameter types: the server
+    # takes them from the statement's casts, so one prepared statement fits every value
+    # (psycopg's binary dumpers would pick int2, int4 or int8 by the value's size).
+    values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
+    if prepared.name not in kept.names:
+        _check(pgconn.prepare(prepared.name, prepared.numbered), driver)
+        kept.names.add(prepared.name)
+    result = pgconn.exec_prepared(prepared.name, values)
+    _check(result, driver)
+    transformer.set_pgresult(result)
+    return transformer.load_rows(0, result.ntuples, tuple)
+
+
+def _check(result: Any, driver: Any) -> None:
+    """Raise the driver's own error for a result that failed."""
+    if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
+        raise psycopg.errors.error_from_result(result, encoding=driver.info.encoding)
 
 
 def reads(app: Flask | None = None) -> Reads:
