@@ -11,8 +11,8 @@ hear of each statement, so counts stay honest.
 On PostgreSQL the statements go one layer lower still, to psycopg's libpq wrapper: each is
 prepared once per connection under its own name and then executed by name, its values
 dumped and its rows loaded by psycopg's own adapters. That is what a psycopg cursor does
-for a prepared statement, without the cursor's per-call Python bookkeeping, which costs
-more than loading the rows.
+for a prepared statement, without the cursor's per-call Python bookkeeping (about an eighth
+of a cold listing read's client CPU).
 """
 
 from __future__ import annotations
