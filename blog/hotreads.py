@@ -21,7 +21,6 @@ import contextlib
 import dataclasses
 import itertools
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,8 +38,6 @@ EXTENSION = "fieldnotes_hotreads"
 MAX_IDLE = 8
 # Where a PostgreSQL reader connection's info dict keeps its _Prepares.
 PREPARED_HERE = "fieldnotes_prepared"
-# A named parameter as the psycopg dialect writes it, or an escaped percent sign.
-_PYFORMAT = re.compile(r"%%|%\((\w+)\)s")
 # Numbers for the names statements are prepared under (next() on a count is atomic).
 _numbers = itertools.count(1)
 
@@ -62,15 +59,6 @@ class Prepared:
     def build(cls, statement: sa.Executable, dialect: sa.Dialect) -> Prepared:
         """Compile `statement` once; later executions only fill in values."""
         compiled = statement.compile(dialect=dialect)
-        if dialect.name == "postgresql":
-            return cls._numbered(compiled, cls._from(compiled, statement, dialect))
-        return cls._from(compiled, statement, dialect)
-
-    @classmethod
-    def _from(
-        cls, compiled: sa.Compiled, statement: sa.Executable, dialect: sa.Dialect
-    ) -> Prepared:
-        """The conversions of a compiled statement."""
         binds = {}
         for bind, name in compiled.bind_names.items():
             convert = bind.type.dialect_impl(dialect).bind_processor(dialect)
@@ -84,24 +72,17 @@ class Prepared:
                 results.append((index, convert))
         positional = tuple(compiled.positiontup) if compiled.positiontup else None
         defaults = compiled.construct_params(_check=False)
-        return cls(compiled.string, defaults, positional, binds, tuple(results))
-
-    @classmethod
-    def _numbered(cls, compiled: sa.Compiled, prepared: Prepared) -> Prepared:
-        """`prepared` with its named parameters numbered, for a statement prepared by name."""
-        order: list[str] = []
-
-        def number(found: re.Match[str]) -> str:
-            name = found.group(1)
-            if name is None:  # an escaped percent sign
-                return "%"
-            if name not in order:
-                order.append(name)
-            return f"${order.index(name) + 1}"
-
-        numbered = _PYFORMAT.sub(number, compiled.string).encode()
-        name = f"fieldnotes_read_{next(_numbers)}".encode()
-        return dataclasses.replace(prepared, positional=tuple(order), name=name, numbered=numbered)
+        prepared = cls(compiled.string, defaults, positional, binds, tuple(results))
+        if dialect.name != "postgresql":
+            return prepared
+        # Prepared by name: SQLAlchemy writes the same statement with $1, $2, ... instead.
+        numbered = statement.compile(dialect=type(dialect)(paramstyle="numeric_dollar"))
+        return dataclasses.replace(
+            prepared,
+            positional=tuple(numbered.positiontup or ()),
+            name=f"fieldnotes_read_{next(_numbers)}".encode(),
+            numbered=numbered.string.encode(),
+        )
 
     def parameters(self, values: Mapping[str, Any]) -> Any:
         """The driver's parameters for these values, converted as SQLAlchemy would."""
