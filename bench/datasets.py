@@ -3,7 +3,7 @@
 A data set of `size` posts is a pure function of `size` and GENERATOR_VERSION: post `i` (0 is
 the newest) always has the same title, summary, body, topics, author and dates, whatever the
 size, so the first page of every size shows the same cards. Posts are saved with
-`blog.store.new_post` in batches, after `flask db upgrade`, exactly as the app saves them.
+`blog.authoring.store.new_post` in batches, after `flask db upgrade`, exactly as the app saves them.
 
 Bodies: 200 distinct ~1,470-word Markdown documents (sections, lists, code), reused round-robin
 behind a per-post first paragraph, so every body is distinct (~1,500 words). Rendering 100,000
@@ -171,7 +171,7 @@ def fingerprint() -> str:
 def memoized_render(log: Callable[[str], None]) -> Iterator[None]:
     """Render each shared body once while building (see the module docstring)."""
     from blog import markup
-    from blog.markup_text import TextStats, minutes_for, text_stats
+    from blog.markup.text import TextStats, minutes_for, text_stats
 
     original = markup.render
     parts: dict[tuple[str, bool], tuple[markup.Rendered, TextStats]] = {}
@@ -229,7 +229,7 @@ def load(url: str, size: int, log: Callable[[str], None] = print) -> None:
     """Create the schema at `url` and save `size` posts through the store, in batches."""
     import flask_migrate
 
-    from blog import store
+    from blog.authoring import store
     from blog.extensions import db
 
     app = _app(url)

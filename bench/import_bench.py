@@ -32,7 +32,7 @@ import sqlalchemy as sa  # noqa: E402
 from bench.prose import Prose  # noqa: E402
 from blog import create_app, transfer  # noqa: E402
 from blog.extensions import db  # noqa: E402
-from blog.frontmatter import Entry, write_post  # noqa: E402
+from blog.transfer.frontmatter import Entry, write_post  # noqa: E402
 
 TOPICS = [
     "Databases", "Operations", "Performance", "Security", "Frontend", "Testing",

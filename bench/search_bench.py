@@ -1,4 +1,4 @@
-"""Search latency at 10,000 and 100,000 posts: p50/p95/p99 of `blog.search.search_posts`.
+"""Search latency at 10,000 and 100,000 posts: p50/p95/p99 of `blog.reading.search.search_posts`.
 
 For each size, a fresh database gets the schema from the migrations and the posts from a bulk
 insert (the search triggers index every row as it lands, as they do for the editor). Bodies are
@@ -378,9 +378,10 @@ class Timings:
 
 def measure(url: str, rounds: int) -> Timings:
     """Run every query `rounds` times through the query function and time each search."""
-    from blog import create_app, search
+    from blog import create_app
     from blog.extensions import db
     from blog.models import Topic
+    from blog.reading import search
 
     app = create_app({"SECRET_KEY": "bench", "SQLALCHEMY_DATABASE_URI": url})
     timings = Timings()

@@ -31,24 +31,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = DEV_SECRET_KEY
     INSTANCE_DIR.mkdir(exist_ok=True)
 
-    from blog import (
-        art,
-        auth,
-        caching,
-        cli,
-        database,
-        editor,
-        errors,
-        feeds,
-        images,
-        pagecache,
-        public,
-        search,
-        security,
-        seo,
-        templating,
-    )
+    from blog import cli, database
+    from blog.authoring import auth, editor, images
     from blog.extensions import db, htmx, migrate
+    from blog.reading import feeds, pictures, search, seo, views
+    from blog.web import caching, errors, pagecache, security, templating
 
     database.settle_engine_options(app.config)
     db.init_app(app)
@@ -64,8 +51,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     cli.init_app(app)
     caching.init_app(app)
     seo.init_app(app)
-    app.register_blueprint(public.bp)
-    app.register_blueprint(art.bp)
+    app.register_blueprint(views.bp)
+    app.register_blueprint(pictures.bp)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(seo.bp)
     app.register_blueprint(search.bp)

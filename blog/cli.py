@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from flask import Flask
 from flask.cli import AppGroup
 
-from blog.accounts_cli import editors
+from blog.authoring.accounts import editors
 from blog.database import begin_write
 from blog.extensions import db
 from blog.models import Post, utcnow
@@ -21,7 +21,8 @@ posts = AppGroup("posts", help="Work on posts in bulk: render, import, export.")
 @demo.command("load")
 def demo_load() -> None:
     """Load the demo topics, authors and posts into an empty database."""
-    from blog import demo_data, store
+    from blog import demo_data
+    from blog.authoring import store
 
     begin_write()
     existing = db.session.scalar(sa.select(sa.func.count(Post.id))) or 0
@@ -56,7 +57,8 @@ def demo_load() -> None:
 )
 def posts_rerender(batch_size: int, everything: bool) -> None:
     """Re-render posts stored by an older Markdown pipeline version."""
-    from blog import markup, store
+    from blog import markup
+    from blog.authoring import store
 
     stale = Post.render_version < markup.PIPELINE_VERSION
     where = sa.true() if everything else stale
@@ -75,7 +77,7 @@ def posts_rerender(batch_size: int, everything: bool) -> None:
 
 def init_app(app: Flask) -> None:
     """Attach the command groups to the app's CLI."""
-    from blog import transfer
+    from blog.transfer import files as transfer
 
     posts.add_command(transfer.import_command, "import")
     posts.add_command(transfer.export_command, "export")

@@ -14,9 +14,11 @@ import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
-from blog import create_app, pagecache, store
+from blog import create_app
+from blog.authoring import store
 from blog.extensions import db
 from blog.models import Post, Topic, utcnow
+from blog.web import pagecache
 
 DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
 POSTGRES_SERVER = os.environ.get(

@@ -6,8 +6,9 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from blog import create_app, search
+from blog import create_app
 from blog.extensions import db
+from blog.reading import search
 
 
 def test_refuses_to_start_without_secret_key_outside_debug(monkeypatch):

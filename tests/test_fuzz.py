@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from slugify import slugify
 
+from blog.authoring.forms import SLUG_PATTERN
 from blog.extensions import db
-from blog.forms import SLUG_PATTERN
 from blog.models import Post
-from tests.test_auth import csrf_token, log_in_as, make_editor
-from tests.test_xss_pages import fingerprint
+from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
+from tests.reading.test_xss_pages import fingerprint
 
 NAUGHTY_FILE = Path(__file__).parent / "data" / "naughty_strings.txt"
 

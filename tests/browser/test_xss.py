@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser
 
-from blog import create_app, store
+from blog import create_app
+from blog.authoring import store
 from blog.extensions import db
 from blog.models import utcnow
 from tests.browser.conftest import LiveServer
-from tests.test_markup_xss import ENTRIES
+from tests.markup.test_xss import ENTRIES
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,1 @@
+"""What editors do: log in, write and publish posts, upload images, manage accounts."""

@@ -1,0 +1,178 @@
+"""Editors' login and logout: Flask-Login sessions, failed-login limits and a safe `next`."""
+
+from __future__ import annotations
+
+import functools
+import re
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from flask import Blueprint, Flask, current_app, redirect, render_template, request, url_for
+from flask.wrappers import Response
+from flask_limiter import RateLimitExceeded
+from flask_limiter.util import get_remote_address
+from flask_login import current_user, login_required, login_user, logout_user
+from flask_wtf.csrf import CSRFError
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from blog.authoring.forms import ConfirmForm, LoginForm
+from blog.extensions import db, limiter, login_manager
+from blog.models import PASSWORD_METHOD, Editor
+
+bp = Blueprint("auth", __name__)
+
+FAILED = 401
+WRONG_CREDENTIALS = "That email and password do not match an active editor account."
+ACCOUNT_LIMITED = (
+    "Too many failed logins for this account. Wait a minute, then try again "
+    "(or ask another editor to check the account)."
+)
+ADDRESS_LIMITED = "Too many failed logins from your network address. Wait a minute, then try again."
+# Anything outside printable ASCII, spaces and backslashes included: browsers drop tabs and
+# newlines and read "\" as "/", which turns "/\t/host" or "/\host" into another site.
+_UNSAFE = re.compile(r"[^\x21-\x7e]|\\")
+
+
+def safe_next(target: str | None) -> str | None:
+    """`target` when it is a path on this site (like `/editor/?status=draft`), else None."""
+    if not target or len(target) > 2000 or _UNSAFE.search(target):
+        return None
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
+        return None
+    return target
+
+
+def normalised_email(value: str | None) -> str:
+    """An email address as accounts store it: trimmed and lower-case."""
+    return (value or "").strip().lower()
+
+
+def _account_key() -> str:
+    """The rate-limit key for the account a login attempt names."""
+    return "account:" + normalised_email(request.form.get("email"))[:254]
+
+
+def _failed(response: Response) -> bool:
+    """Only wrong credentials count against the limits, never typos caught by the form."""
+    return response.status_code == FAILED
+
+
+def _login_limit() -> str:
+    """Failed logins allowed per window, from the settings."""
+    return current_app.config["LOGIN_RATE_LIMIT"]
+
+
+@functools.cache
+def _decoy_hash() -> str:
+    """A hash to check unknown emails against, so they take as long as known ones."""
+    return generate_password_hash("not a real password", method=PASSWORD_METHOD)
+
+
+def _editor_for(email: str, password: str) -> Editor | None:
+    """The active editor with these credentials, or None."""
+    editor = db.session.scalar(sa.select(Editor).where(Editor.email == email))
+    if editor is None:
+        check_password_hash(_decoy_hash(), password)
+        return None
+    if editor.check_password(password) and editor.is_active:
+        return editor
+    return None
+
+
+def _login_page(form: LoginForm, status: int = 200, error: str | None = None) -> Response:
+    """The login page with the form as typed (never the password) and an optional message."""
+    form.password.data = ""
+    page = render_template("auth/login.html", form=form, error=error)
+    return current_app.make_response((page, status))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(
+    _login_limit,
+    key_func=_account_key,
+    methods=["POST"],
+    deduct_when=_failed,
+    error_message=ACCOUNT_LIMITED,
+)
+@limiter.limit(
+    _login_limit,
+    key_func=get_remote_address,
+    methods=["POST"],
+    deduct_when=_failed,
+    error_message=ADDRESS_LIMITED,
+)
+def login() -> Response:
+    """Show the login form; on good credentials, log in and go on to `next` (if it is local)."""
+    form = LoginForm()
+    if request.method == "GET":
+        form.next.data = safe_next(request.args.get("next")) or ""
+    target = safe_next(form.next.data) or url_for("editor.index")
+    if request.method == "GET" and current_user.is_authenticated:
+        return redirect(target, 303)
+    if not form.validate_on_submit():
+        return _login_page(form, 422 if request.method == "POST" else 200)
+    editor = _editor_for(normalised_email(form.email.data), form.password.data or "")
+    if editor is None:
+        return _login_page(form, FAILED, WRONG_CREDENTIALS)
+    login_user(editor)
+    return redirect(target, 303)
+
+
+@bp.errorhandler(RateLimitExceeded)
+def _too_many_attempts(error: RateLimitExceeded) -> Response:
+    """Say plainly why the login was refused, keeping the email that was typed."""
+    form = LoginForm()
+    form.next.data = safe_next(form.next.data) or ""
+    return _login_page(form, 429, error.description)
+
+
+@bp.errorhandler(CSRFError)
+def _stale_form(error: CSRFError) -> Response:
+    """A login or logout form without a valid token: explain, and offer the form again."""
+    form = LoginForm()
+    form.next.data = safe_next(form.next.data) or ""
+    message = (
+        "The form had expired. Please try again."
+        if request.endpoint == "auth.login"
+        else ("Logging out needs the button on the site's pages. Please try again from there.")
+    )
+    return _login_page(form, 400, message)
+
+
+@bp.post("/logout")
+@login_required
+def logout() -> Response:
+    """End the editor's session (a POST with a CSRF token, so no other site can do it)."""
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        logout_user()
+    return redirect(url_for("public.home"), 303)
+
+
+@bp.after_request
+def _no_store(response: Response) -> Response:
+    """Login pages and their answers are never kept by browsers or proxies."""
+    response.cache_control.no_store = True
+    return response
+
+
+@login_manager.user_loader
+def _load_editor(editor_id: str) -> Editor | None:
+    """The logged-in editor, while their account is still active."""
+    if not editor_id.isdigit():
+        return None
+    editor = db.session.get(Editor, int(editor_id))
+    return editor if editor is not None and editor.is_active else None
+
+
+def init_app(app: Flask) -> None:
+    """Set up sessions, the login limits and the blueprint."""
+    if app.config.get("SESSION_COOKIE_SECURE") is None:
+        app.config["SESSION_COOKIE_SECURE"] = not app.debug
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    limiter.init_app(app)
+    app.register_blueprint(bp)

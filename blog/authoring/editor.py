@@ -1,0 +1,506 @@
+"""The authoring area under /editor: the post list, the post editor, preview, delete."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+import sqlalchemy.orm as so
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask.wrappers import Response
+from flask_login import current_user
+from flask_wtf.csrf import CSRFError, generate_csrf
+from slugify import slugify
+from sqlalchemy.orm.exc import StaleDataError
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, Unauthorized
+
+from blog import markup
+from blog.authoring import store
+from blog.authoring.forms import ConfirmForm, PostForm, topic_names
+from blog.authoring.images import ImageError, image_by_hash, image_url, store_image
+from blog.extensions import csrf, db, login_manager
+from blog.models import DRAFT, PUBLISHED, Author, Image, Post, Topic, utcnow
+from blog.web import htmx
+from blog.web.errors import TITLES
+
+bp = Blueprint("editor", __name__, url_prefix="/editor")
+
+# Swap targets on the authoring pages and the template blocks that fill them.
+LIST_FRAGMENTS = {"post-table": "post_table"}
+EDITOR_FRAGMENTS = {"post-editor": "editor"}
+# Every element an authoring page swaps: requests aimed at them get alerts, not whole pages.
+HTMX_TARGETS = {target: "alert" for target in ("post-table", "post-editor", "preview", "slug-hint")}
+FILTERS = {"": "All", DRAFT: "Drafts", store.SCHEDULED: "Scheduled", PUBLISHED: "Published"}
+ALERT_TARGET = "#editor-alert"
+
+
+# Reading -----------------------------------------------------------------------------------
+
+
+def _state_filter(state: str) -> sa.ColumnElement[bool]:
+    """The SQL condition for one of the list's quick filters."""
+    now = utcnow()
+    if state == DRAFT:
+        return Post.status == DRAFT
+    if state == store.SCHEDULED:
+        return sa.and_(Post.status == PUBLISHED, Post.published_at > now)
+    return sa.and_(Post.status == PUBLISHED, Post.published_at <= now)
+
+
+def posts_in(state: str) -> list[Post]:
+    """Every post in a state (all of them for ""), most recently changed first."""
+    query = (
+        sa.select(Post)
+        .options(
+            so.load_only(
+                Post.id,
+                Post.slug,
+                Post.title,
+                Post.status,
+                Post.published_at,
+                Post.updated_at,
+                Post.modified_at,
+                Post.author_id,
+                Post.primary_topic_id,
+            ),
+            so.joinedload(Post.author),
+            so.joinedload(Post.primary_topic),
+            so.lazyload(Post.image),
+        )
+        .order_by(Post.modified_at.desc(), Post.id.desc())
+    )
+    if state:
+        query = query.where(_state_filter(state))
+    return list(db.session.scalars(query))
+
+
+def state_counts() -> dict[str, int]:
+    """How many posts each quick filter holds."""
+    counts = {
+        state: sa.func.count(Post.id).filter(_state_filter(state)) for state in FILTERS if state
+    }
+    row = db.session.execute(sa.select(sa.func.count(Post.id), *counts.values())).one()
+    return dict(zip(["", *counts], row, strict=True))
+
+
+def _post_or_404(post_id: int) -> Post:
+    """The post being edited, with its topics, author and image."""
+    query = (
+        sa.select(Post)
+        .options(so.selectinload(Post.topic_links), so.joinedload(Post.author))
+        .where(Post.id == post_id)
+    )
+    post = db.session.scalar(query)
+    if post is None:
+        abort(404, description="This post no longer exists: another editor may have deleted it.")
+    return post
+
+
+# Pages -------------------------------------------------------------------------------------
+
+
+@bp.before_request
+def _require_login() -> Response | None:
+    """Every authoring page is for logged-in editors only."""
+    if not current_user.is_authenticated:
+        return login_manager.unauthorized()
+    return None
+
+
+@bp.after_request
+def _private(response: Response) -> Response:
+    """Drafts and forms are never stored by browsers or shared caches."""
+    response.cache_control.no_store = True
+    return response
+
+
+@bp.get("/")
+def index() -> Response:
+    """All posts with their state and dates, filtered by state."""
+    state = request.args.get("status", "")
+    if state not in FILTERS:
+        abort(400, description="The status filter must be draft, scheduled or published.")
+    return htmx.render(
+        "editor/index.html",
+        htmx.fragment_for(LIST_FRAGMENTS),
+        posts=posts_in(state),
+        counts=state_counts(),
+        state=state,
+        filters=FILTERS,
+        state_of=store.state_of,
+        now=utcnow(),
+    )
+
+
+def _form_for(post: Post) -> PostForm:
+    """The editor form filled in from a stored post."""
+    form = PostForm(formdata=None, obj=post)
+    form.image.data = None
+    form.topics.data = ", ".join(topic.name for topic in post.topics)
+    form.body.data = post.body_markdown
+    form.author.data = post.author.name
+    form.revision.data = str(post.revision)
+    form.image_alt.data = post.image_alt or ""
+    return form
+
+
+def _editor_page(
+    form: PostForm,
+    post: Post | None,
+    *,
+    status: int = 200,
+    image: Image | None = None,
+    conflict: Post | None = None,
+    saved: bool = False,
+) -> Response:
+    """The post editor, or only its swappable part for htmx."""
+    suggested = slugify(form.title.data or "", max_length=200)
+    return htmx.render(
+        "editor/post.html",
+        htmx.fragment_for(EDITOR_FRAGMENTS),
+        status,
+        form=form,
+        post=post,
+        state=store.state_of(post) if post is not None else DRAFT,
+        image=image,
+        conflict=conflict,
+        saved=saved,
+        image_src=image_url(image) if image is not None else None,
+        max_image_mb=f"{current_app.config['MAX_IMAGE_BYTES'] / (1024 * 1024):g}",
+        preview_html=_preview_html(form.body.data or ""),
+        topics=db.session.scalars(sa.select(Topic).order_by(Topic.position, Topic.name)).all(),
+        authors=db.session.scalars(sa.select(Author.name).order_by(Author.name)).all(),
+        suggested_slug=suggested,
+        hint_slug=form.slug.data or suggested,
+        hint_typed=bool(form.slug.data),
+        hint_problem=None,
+    )
+
+
+@bp.get("/posts/new")
+def new() -> Response:
+    """An empty editor for a new post, credited to the editor who writes it."""
+    form = PostForm()
+    form.author.data = current_user.name
+    return _editor_page(form, None)
+
+
+@bp.post("/posts/new")
+def create() -> Response:
+    """Save a new post (a draft, published, or scheduled)."""
+    return _save(None)
+
+
+@bp.get("/posts/<int:post_id>")
+def edit(post_id: int) -> Response:
+    """The editor for a stored post."""
+    post = _post_or_404(post_id)
+    return _editor_page(_form_for(post), post, image=post.image)
+
+
+@bp.post("/posts/<int:post_id>")
+def update(post_id: int) -> Response:
+    """Save changes to a post, refusing a save based on an older revision."""
+    return _save(_post_or_404(post_id))
+
+
+def _chosen_image(form: PostForm, post: Post | None) -> tuple[Image | None, int | None]:
+    """The image the post should carry after this save, and the status of a refused upload.
+
+    A new upload is committed at once (images are immutable and shared by hash), so it
+    survives a save that is refused for another reason; the form remembers it by hash.
+    A refused upload puts its message beside the image field and keeps what the post had.
+    """
+    upload = form.image.data
+    if upload is not None and getattr(upload, "filename", ""):
+        limit = current_app.config["MAX_IMAGE_BYTES"]
+        try:
+            image = store_image(upload.stream.read(limit + 1))
+            digest = image.sha256
+            try:
+                db.session.commit()
+            except sa.exc.IntegrityError:  # the same image, uploaded by someone at this moment
+                db.session.rollback()
+            form.kept_image.data = digest
+            return image_by_hash(digest), None
+        except ImageError as error:
+            _add_error(form.image, error.message)
+            refused = 413 if error.status == 413 else 422
+            return (post.image if post is not None else None), refused
+    if form.remove_image.data:
+        return None, None
+    if form.kept_image.data:
+        kept = image_by_hash(form.kept_image.data)
+        if kept is not None:
+            return kept, None
+    return (post.image if post is not None else None), None
+
+
+def _add_error(field: object, message: str) -> None:
+    """Show `message` next to a form field."""
+    field.errors = [*field.errors, message]  # type: ignore[attr-defined]
+
+
+def _based_on(form: PostForm) -> int:
+    """The revision the editor's form was loaded at (400 when it was tampered with)."""
+    raw = form.revision.data or ""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
+        abort(400, description="The form lost track of the post's version. Reload the page.")
+    return int(raw)
+
+
+def _save(post: Post | None) -> Response:
+    """Check and store the editor form for a new (`post` is None) or stored post."""
+    form = PostForm()
+    is_new = post is None
+    based_on = _based_on(form) if post is not None else 0
+    valid = form.validate_on_submit()
+    image, upload_status = _chosen_image(form, post)
+    if image is not None and not form.image_alt.data:
+        _add_error(form.image_alt, "Describe the image for readers who cannot see it.")
+    slug = form.slug.data or slugify(form.title.data or "", max_length=200)
+    if form.title.data and not slug:
+        _add_error(form.slug, "Choose an address: the title has no letters or digits to use.")
+    elif slug and not form.slug.errors:
+        problem = store.slug_problem(slug, post)
+        if problem:
+            _add_error(form.slug, problem)
+    if not valid or form.errors:
+        return _editor_page(form, post, status=upload_status or 422, image=image)
+    if post is not None and post.revision != based_on:
+        return _conflict(form, post, image)
+    fields = store.PostFields(
+        title=form.title.data or "",
+        slug=slug,
+        body=form.body.data or "",
+        summary=form.summary.data or "",
+        topics=store.topics_named(topic_names(form.topics.data)),
+        author=store.author_for(form.author.data or ""),
+        status=DRAFT if request.form.get("action") == "unpublish" else form.status.data,
+        published_at=form.published_at.data,
+        featured=form.featured.data,
+        editors_pick=form.editors_pick.data,
+        image=image,
+        image_alt=form.image_alt.data,
+        keep_updated_date=form.keep_updated_date.data,
+    )
+    try:
+        if post is None:
+            post = store.create_post(fields)
+        else:
+            store.update_post(post, fields, based_on=based_on)
+        db.session.commit()
+    except (StaleDataError, store.VersionConflict):
+        db.session.rollback()
+        assert post is not None
+        return _conflict(form, _post_or_404(post.id), image)
+    except (store.SlugTaken, sa.exc.IntegrityError) as error:
+        db.session.rollback()
+        if isinstance(error, store.SlugTaken):
+            _add_error(form.slug, str(error))
+        else:
+            _add_error(form.slug, "Another post took this address a moment ago; choose another.")
+        return _editor_page(form, None if is_new else post, status=409, image=image)
+    return _saved(post, created=is_new)
+
+
+def _conflict(form: PostForm, post: Post, image: Image | None) -> Response:
+    """409: show the other editor's saved version beside this editor's text.
+
+    The form keeps this editor's text and now carries the stored revision, so saving again
+    (after copying over whatever they want to keep) replaces the other version.
+    """
+    db.session.refresh(post)
+    form.revision.data = str(post.revision)
+    return _editor_page(form, post, status=409, image=image, conflict=post)
+
+
+def _saved(post: Post, *, created: bool) -> Response:
+    """After a save: the fresh editor in place for htmx, a redirect to it otherwise."""
+    edit_url = url_for("editor.edit", post_id=post.id)
+    if htmx.fragment_for(EDITOR_FRAGMENTS) is None:
+        flash("Saved.")
+        return redirect(edit_url, 303)
+    post = _post_or_404(post.id)
+    response = _editor_page(_form_for(post), post, image=post.image, saved=True)
+    if created:
+        response.headers["HX-Replace-Url"] = edit_url
+    return response
+
+
+def _preview_html(body: str) -> str:
+    """The body rendered exactly as the post page renders it."""
+    if not body.strip():
+        return ""
+    return markup.render(store.clean_text(body), nofollow=current_app.config["LINK_NOFOLLOW"]).html
+
+
+@bp.post("/preview")
+def preview() -> Response:
+    """The live preview of the body being typed (an htmx fragment)."""
+    body = request.form.get("body", "")
+    return htmx.render("editor/post.html", "preview", preview_html=_preview_html(body))
+
+
+@bp.get("/slug")
+def slug_hint() -> Response:
+    """Where the post will live, for the address being typed or suggested from the title."""
+    typed = store.clean_text(request.args.get("slug", "")).strip()
+    slug = typed or slugify(request.args.get("title", ""), max_length=200)
+    post_id = request.args.get("post", "")
+    post = db.session.get(Post, int(post_id)) if post_id.isdigit() and len(post_id) < 10 else None
+    problem = store.slug_problem(slug, post) if slug else None
+    return htmx.render(
+        "editor/post.html",
+        "slug_hint",
+        hint_slug=slug,
+        hint_problem=problem,
+        hint_typed=bool(typed),
+    )
+
+
+@bp.route("/posts/<int:post_id>/delete", methods=["GET", "POST"])
+def delete(post_id: int) -> Response:
+    """Ask before deleting a post; on confirmation delete it and its old addresses."""
+    post = _post_or_404(post_id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        title = post.title
+        # Deleting is deliberate whatever was saved meanwhile: no revision check here.
+        # The database drops its topic links and old addresses (ON DELETE CASCADE).
+        db.session.execute(sa.delete(Post).where(Post.id == post.id))
+        db.session.commit()
+        flash(f"Deleted “{title}”.")
+        return redirect(url_for("editor.index"), 303)
+    return current_app.make_response(
+        render_template("editor/delete.html", post=post, form=form, state=store.state_of(post))
+    )
+
+
+# Refusals ----------------------------------------------------------------------------------
+
+
+def _wants_alert() -> bool:
+    """True for an htmx request from an authoring page, which shows errors in its alert box."""
+    return htmx.fragment_for(HTMX_TARGETS) is not None
+
+
+def refusal(error: HTTPException, message: str, *, login_link: bool = False) -> Response:
+    """An error as an alert the authoring page shows (htmx), or as the site's error page."""
+    code = error.code or 400
+    if _wants_alert():
+        body = render_template("editor/_alert.html", message=message, login_link=login_link)
+        response = current_app.make_response((body, code))
+        response.headers["HX-Retarget"] = ALERT_TARGET
+        response.headers["HX-Reswap"] = "innerHTML"
+        response.vary.update(htmx.VARY)
+        return response
+    error.description = message
+    title = TITLES.get(code, "Something went wrong")
+    page = render_template("errors/error.html", code=code, title=title, error=error)
+    return current_app.make_response((page, code))
+
+
+def _signed_out() -> Response:
+    """Not logged in: htmx saves get an alert (the page keeps its text), pages go to login."""
+    if _wants_alert():
+        return refusal(
+            Unauthorized(),
+            "You are logged out, so this was not saved. Your text is still here: log in "
+            "again in another tab, then come back and save.",
+            login_link=True,
+        )
+    if request.method != "GET":
+        return redirect(url_for("auth.login"), 303)
+    return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+
+
+def _sent_from_this_site() -> bool:
+    """True when the browser says the form came from one of this site's own pages.
+
+    Browsers set Sec-Fetch-Site (or at least Origin) on form posts, and no other site can
+    make them say "same-origin": a forged post never gets its text shown back with a token.
+    """
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None:
+        return fetch_site == "same-origin"
+    origin = request.headers.get("Origin")
+    return origin is not None and origin == request.host_url.rstrip("/")
+
+
+def _kept_after_stale_token() -> Response:
+    """The editor's own save with a stale token: their text back in the editor, not saved,
+    with a fresh token, so pressing Save again stores it."""
+    post_id = (request.view_args or {}).get("post_id")
+    post = _post_or_404(post_id) if post_id is not None else None
+    form = PostForm()
+    form.image.data = None
+    image = image_by_hash(form.kept_image.data or "") or (post.image if post else None)
+    chose_file = any(upload.filename for upload in request.files.getlist("image"))
+    flash(
+        "Not saved: this page's security token had expired (the session changed since the "
+        "page was opened). Everything you typed is below: press Save again."
+        + (" Choose the image again too." if chose_file else "")
+    )
+    return _editor_page(form, post, status=400, image=image)
+
+
+@bp.errorhandler(CSRFError)
+def _csrf_refused(error: CSRFError) -> Response:
+    """A missing or stale CSRF token: say so; an htmx page also gets a fresh token to retry,
+    and a plain save from the editor's own page comes back with its text."""
+    problem = "This page's security token is no longer valid (the session may have ended), so "
+    if (
+        not _wants_alert()
+        and request.endpoint in ("editor.create", "editor.update")
+        and current_user.is_authenticated
+        and _sent_from_this_site()
+    ):
+        return _kept_after_stale_token()
+    if not _wants_alert():
+        return refusal(
+            error,
+            problem + "nothing was saved. Go back to the form (your browser keeps what you "
+            "typed), copy your text, reload the page and save again.",
+        )
+    response = refusal(error, problem + "nothing was saved. Your text is still here: save again.")
+    response.headers["X-CSRF-Token"] = generate_csrf()
+    return response
+
+
+@bp.errorhandler(RequestEntityTooLarge)
+def _too_large(error: RequestEntityTooLarge) -> Response:
+    """An upload over the request limit: a clear 413 that says what the limits are."""
+    image_mb = current_app.config["MAX_IMAGE_BYTES"] / (1024 * 1024)
+    text_kb = (current_app.config.get("MAX_FORM_MEMORY_SIZE") or 500_000) / 1000
+    kept = (
+        "your text is still on the page."
+        if _wants_alert()
+        else "go back to the form: your browser keeps what you typed."
+    )
+    return refusal(
+        error,
+        f"That upload is too large: images may be at most {image_mb:g} MB and a post's text "
+        f"at most {text_kb:g} KB. Nothing was saved; {kept}",
+    )
+
+
+@bp.errorhandler(404)
+def _not_found(error: HTTPException) -> Response:
+    """A missing post or page inside the authoring area."""
+    return refusal(error, error.description or "There is nothing at this address.")
+
+
+def init_app(app: Flask) -> None:
+    """Register the authoring area and its refusals."""
+    csrf.init_app(app)
+    login_manager.unauthorized_handler(_signed_out)
+    app.register_blueprint(bp)

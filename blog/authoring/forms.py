@@ -1,0 +1,150 @@
+"""The editors' forms: login and the post editor (Flask-WTF, so every POST carries a CSRF token)."""
+
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from slugify import slugify
+from wtforms import (
+    BooleanField,
+    DateTimeLocalField,
+    EmailField,
+    Field,
+    HiddenField,
+    PasswordField,
+    RadioField,
+    SelectChoice,
+    StringField,
+    TextAreaField,
+)
+from wtforms.validators import DataRequired, Length, Optional, Regexp, ValidationError
+
+from blog.authoring.store import clean_text
+from blog.models import DRAFT, PUBLISHED
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+MAX_TOPICS = 8
+MAX_TOPIC_NAME = 80
+
+
+def _strip(value: str | None) -> str | None:
+    """Leading and trailing spaces are never meant."""
+    return value.strip() if isinstance(value, str) else value
+
+
+def _printable(value: str | None) -> str | None:
+    """Control characters never reach the store (it removes them): check what it will keep."""
+    return clean_text(value) if isinstance(value, str) else value
+
+
+def _unix_newlines(value: str | None) -> str | None:
+    """Browsers send textarea lines ending in CR LF; the store keeps LF only."""
+    return value.replace("\r\n", "\n").replace("\r", "\n") if isinstance(value, str) else value
+
+
+def topic_names(raw: str | None) -> list[str]:
+    """The topic names in a comma-separated list, in order, without blanks or repeats."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for part in (raw or "").split(","):
+        name = " ".join(part.split())
+        key = slugify(name)
+        if name and key not in seen:
+            seen.add(key)
+            names.append(name)
+    return names
+
+
+class LoginForm(FlaskForm):
+    """Email and password; `next` is where to go afterwards (checked before use)."""
+
+    email = EmailField(
+        "Email",
+        validators=[DataRequired(message="Enter your email address."), Length(max=254)],
+        filters=[_printable, _strip],
+    )
+    password = PasswordField(
+        "Password", validators=[DataRequired(message="Enter your password."), Length(max=1024)]
+    )
+    next = HiddenField()
+
+
+class PostForm(FlaskForm):
+    """Everything an editor sets on a post; the view adds the checks that need the database."""
+
+    # Control characters are removed before the checks, as the store removes them: a title
+    # of nothing else is empty, and lengths count what will be kept.
+    title = StringField(
+        "Title",
+        validators=[DataRequired(message="Give the post a title."), Length(max=300)],
+        filters=[_printable, _strip],
+    )
+    slug = StringField(
+        "Address",
+        validators=[
+            Optional(),
+            Length(max=200),
+            Regexp(
+                SLUG_PATTERN,
+                message="Use lower-case letters, digits and single hyphens, like my-first-post.",
+            ),
+        ],
+        filters=[_printable, _strip],
+    )
+    topics = StringField(
+        "Topics",
+        validators=[DataRequired(message="Give the post at least one topic.")],
+        filters=[_printable, _strip],
+    )
+    summary = TextAreaField(
+        "Summary", validators=[Length(max=600)], filters=[_unix_newlines, _printable, _strip]
+    )
+    body = TextAreaField(
+        "Body", validators=[Length(max=200_000)], filters=[_unix_newlines, _printable]
+    )
+    image = FileField("Illustration")
+    image_alt = StringField("Alt text", validators=[Length(max=500)], filters=[_printable, _strip])
+    remove_image = BooleanField("Remove the image (the post shows its generated drawing)")
+    # The hash of an image uploaded with an earlier, refused submission of this form.
+    kept_image = HiddenField()
+    featured = BooleanField("Featured")
+    editors_pick = BooleanField("Editor’s pick")
+    status = RadioField(
+        "Status",
+        choices=[SelectChoice(DRAFT, "Draft"), SelectChoice(PUBLISHED, "Published")],
+        default=DRAFT,
+    )
+    published_at = DateTimeLocalField(
+        "Publish date (UTC)",
+        format=["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"],
+        validators=[Optional()],
+    )
+    keep_updated_date = BooleanField("Minor fix: keep the “Updated” date as it is")
+    author = StringField(
+        "Author",
+        validators=[DataRequired(message="Name the author."), Length(max=120)],
+        filters=[_printable, _strip],
+    )
+    revision = HiddenField()
+
+    def validate_topics(self, field: Field) -> None:
+        """One to MAX_TOPICS names, each short and with letters or digits in it."""
+        names = topic_names(field.data)
+        if not names:
+            raise ValidationError("Give the post at least one topic.")
+        if len(names) > MAX_TOPICS:
+            raise ValidationError(f"A post takes at most {MAX_TOPICS} topics.")
+        for name in names:
+            if len(name) > MAX_TOPIC_NAME:
+                raise ValidationError(f"Topic names are at most {MAX_TOPIC_NAME} characters.")
+            if not slugify(name):
+                raise ValidationError(f"“{name}” needs a letter or a digit to be a topic.")
+
+    def validate_body(self, field: Field) -> None:
+        """A draft may be empty; a published post may not."""
+        if self.status.data == PUBLISHED and not (field.data or "").strip():
+            raise ValidationError("A published post needs a body.")
+
+
+class ConfirmForm(FlaskForm):
+    """A button that only carries the CSRF token (delete, log out)."""

@@ -1,0 +1,181 @@
+"""Fieldnotes Markdown pipeline: Markdown -> pipeline ids/links -> sanitized HTML.
+
+Defences are stacked, so no single layer is trusted alone:
+
+1. Raw HTML is off in Markdown (its html block/inline processors are removed), so
+   anything typed as HTML comes out as escaped text; control characters, including
+   Markdown's own placeholder markers, are stripped from the input.
+2. ``markup_tree.PipelineTreeprocessor`` drops unsafe href/src values, adds rel to
+   external links and gives every id the pipeline's prefix.
+3. ``sanitize`` runs bleach with an explicit tag list and a callable attribute filter
+   (``markup_policy.allow_attribute``) that also checks URLs, ids and classes.
+4. ``sanitize`` re-parses bleach's output with the standard library and, should
+   anything outside the policy remain, returns the text escaped instead.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+from dataclasses import dataclass
+
+import bleach
+import markdown
+
+from blog.markup.policy import ALLOWED_TAGS, SAFE_SCHEMES, allow_attribute, find_violations
+from blog.markup.text import minutes_for, text_stats, truncate_words
+from blog.markup.text import plain_text as _plain_text
+from blog.markup.tree import PipelineExtension, heading_slug
+
+__all__ = [
+    "PIPELINE_VERSION",
+    "Rendered",
+    "TocEntry",
+    "derive_summary",
+    "plain_text",
+    "reading_minutes",
+    "render",
+    "sanitize",
+]
+
+PIPELINE_VERSION = 1
+TOC_MIN_SECTIONS = 3
+SUMMARY_LIMIT = 300
+WORDS_PER_MINUTE = 230
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+_EXTENSIONS = [
+    "fenced_code",
+    "codehilite",
+    "tables",
+    "footnotes",
+    "def_list",
+    "smarty",
+    "toc",
+    "pymdownx.magiclink",
+    PipelineExtension(),
+]
+_EXTENSION_CONFIGS = {
+    "codehilite": {"css_class": "highlight", "guess_lang": False, "use_pygments": True},
+    "tables": {"use_align_attribute": True},
+    "footnotes": {"SEPARATOR": "-"},
+    "toc": {
+        "slugify": heading_slug,
+        "permalink": True,
+        "permalink_class": "headerlink",
+        "permalink_title": "Permanent link",
+        "toc_depth": "2-3",
+        "marker": "",
+    },
+}
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    level: int
+    id: str
+    title: str  # plain text
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str  # sanitized body HTML
+    toc: list[TocEntry]  # headings level 2-3 in order
+    reading_minutes: int
+    summary: str  # plain text from the first paragraph (for when the editor's is empty)
+
+    @property
+    def show_toc(self) -> bool:
+        """True when the post has TOC_MIN_SECTIONS or more top-level sections."""
+        if not self.toc:
+            return False
+        top = min(entry.level for entry in self.toc)
+        return sum(entry.level == top for entry in self.toc) >= TOC_MIN_SECTIONS
+
+
+_local = threading.local()
+
+
+def _converter() -> markdown.Markdown:
+    """One Markdown instance per thread (instances are not thread-safe)."""
+    md = getattr(_local, "md", None)
+    if md is None:
+        md = markdown.Markdown(extensions=_EXTENSIONS, extension_configs=_EXTENSION_CONFIGS)
+        _local.md = md
+    return md
+
+
+def _flatten(tokens: list[dict]) -> list[TocEntry]:
+    entries: list[TocEntry] = []
+    for token in tokens:
+        if 2 <= token["level"] <= 3:
+            title = " ".join(html.unescape(token["name"]).split())
+            entries.append(TocEntry(level=token["level"], id=token["id"], title=title))
+        entries.extend(_flatten(token.get("children", [])))
+    return entries
+
+
+def _to_html(markdown_text: str, *, nofollow: bool = False) -> tuple[str, list[TocEntry]]:
+    """Markdown to sanitized HTML plus TOC entries."""
+    md = _converter()
+    md.reset()
+    md.treeprocessors["fieldnotes"].nofollow = nofollow
+    body = md.convert(_CONTROL_RE.sub("", markdown_text or ""))
+    return sanitize(body), _flatten(getattr(md, "toc_tokens", []))
+
+
+def render(markdown_text: str, *, nofollow: bool = False) -> Rendered:
+    """Render a post body; the html is sanitized and safe to mark as Markup."""
+    body, toc = _to_html(markdown_text, nofollow=nofollow)
+    stats = text_stats(body)
+    return Rendered(
+        html=body,
+        toc=toc,
+        reading_minutes=minutes_for(stats, WORDS_PER_MINUTE),
+        summary=truncate_words(stats.first_paragraph, SUMMARY_LIMIT),
+    )
+
+
+_PRE_NEWLINE = re.compile(r"(<pre\b[^>]*>)\n")
+
+
+def sanitize(html: str) -> str:
+    """Allowlist-sanitize HTML. The ONLY place the sanitizer library (bleach) is called."""
+    cleaned = bleach.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=allow_attribute,
+        protocols=SAFE_SCHEMES,
+        strip=True,
+        strip_comments=True,
+    )
+    if find_violations(cleaned):  # belt and braces: never trust one parser's view
+        return _escape_all(cleaned)
+    # An HTML parser drops the newline right after <pre>, and the serializer does not put
+    # one back as the HTML standard says it should: double it, so what browsers show keeps
+    # a leading blank line and cleaning the output again changes nothing.
+    return _PRE_NEWLINE.sub("\\1\n\n", cleaned)
+
+
+def _escape_all(markup: str) -> str:
+    """Last-resort output: the markup shown as text."""
+    return html.escape(markup, quote=False)
+
+
+def derive_summary(markdown_text: str, limit: int = SUMMARY_LIMIT) -> str:
+    """Plain-text summary from the first paragraph, cut at a word boundary."""
+    body, _ = _to_html(markdown_text)
+    return truncate_words(text_stats(body).first_paragraph, limit)
+
+
+def reading_minutes(markdown_text: str, wpm: int = WORDS_PER_MINUTE) -> int:
+    """Whole minutes to read a body (code-block words count half), at least 1."""
+    body, _ = _to_html(markdown_text)
+    return minutes_for(text_stats(body), wpm)
+
+
+def plain_text(text: str) -> str:
+    """Strip any markup (HTML or inline Markdown) from a one-line field."""
+    return _plain_text(text or "")

@@ -1,0 +1,1 @@
+"""What readers see: the listing, post pages, search, feeds, metadata and pictures."""

@@ -1,0 +1,544 @@
+"""`posts import` and `posts export`: posts in and out as Markdown files with front matter."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TypeVar
+
+import click
+import sqlalchemy as sa
+import sqlalchemy.orm as so
+from flask import current_app
+from flask.cli import with_appcontext
+from slugify import slugify
+
+from blog.authoring import images, store
+from blog.database import begin_write
+from blog.extensions import db
+from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic
+from blog.transfer.frontmatter import (
+    AUTHOR_MAX,
+    SLUG,
+    TOPIC_MAX,
+    Entry,
+    Problem,
+    canonical_body,
+    read_post,
+    write_post,
+)
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+# Where an export puts image files, relative to its folder.
+IMAGE_FOLDER = "images"
+# Slugs per `IN (...)` when looking up the posts and old addresses an import touches.
+LOOKUP_CHUNK = 500
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to import and the name its problems are reported under."""
+
+    path: Path
+    shown: str
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A file that read cleanly, and what it holds."""
+
+    source: Source
+    entry: Entry
+
+
+@dataclass
+class Counts:
+    """What an import did."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def __str__(self) -> str:
+        return f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}"
+
+
+@dataclass
+class Exported:
+    """What an export did."""
+
+    posts: int = 0
+    drafts: int = 0
+    images: int = 0
+    written: int = 0
+    others: list[str] = field(default_factory=list)
+    # Posts with an image but no alt text: their files need `image_alt` before they import.
+    no_alt: list[str] = field(default_factory=list)
+
+
+class ImportRefused(Exception):
+    """An import found problems and saved nothing."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} problems")
+        self.problems = problems
+
+
+def markdown_files(root: Path) -> list[Source]:
+    """The file itself, or every .md/.markdown file under the folder (hidden ones skipped)."""
+    if root.is_file():
+        return [Source(root, str(root))]
+    found = []
+    for path in root.rglob("*"):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.suffix.lower() in MARKDOWN_SUFFIXES and path.is_file():
+            found.append(Source(path, str(root / relative)))
+    return sorted(found, key=lambda source: source.path.relative_to(root).parts)
+
+
+def _steps(items: list[T], label: str, shown: bool) -> Iterator[T]:
+    """Iterate, drawing a progress bar when `shown` (a terminal)."""
+    bar = click.progressbar(items, label=label) if shown else nullcontext(items)
+    with bar as steps:
+        yield from steps
+
+
+def _slug_line(entry: Entry) -> int:
+    """Where an entry's slug comes from: its `slug` field, or else its title."""
+    return entry.line("slug" if "slug" in entry.lines else "title")
+
+
+def read_sources(
+    sources: list[Source],
+    *,
+    default_topic: str | None = None,
+    ignore: Iterable[str] = (),
+    progress: bool = False,
+) -> tuple[list[Loaded], list[Problem]]:
+    """Read and check every file on its own and against the others (no database needed)."""
+    loaded: list[Loaded] = []
+    problems: list[Problem] = []
+    by_slug: dict[str, Loaded] = {}
+    for source in _steps(sources, "Checking files", progress):
+        try:
+            data = source.path.read_bytes()
+        except OSError as error:
+            problems.append(Problem(source.shown, 1, f"cannot be read: {error.strerror}"))
+            continue
+        parsed = read_post(data, source.shown, ignore)
+        problems += parsed.problems
+        entry = parsed.entry
+        if entry is None:
+            continue
+        if not entry.topics and not default_topic:
+            message = "no topics: add `topics:` or pass --topic NAME"
+            problems.append(Problem(source.shown, 1, message))
+        first = by_slug.setdefault(entry.slug, Loaded(source, entry))
+        if first.source is not source:
+            where = f"{first.source.shown}:{_slug_line(first.entry)}"
+            message = f"slug `{entry.slug}` is also the slug of {where}"
+            problems.append(Problem(source.shown, _slug_line(entry), message))
+        loaded.append(Loaded(source, entry))
+    return loaded, problems
+
+
+def _store_images(loaded: list[Loaded], progress: bool) -> tuple[dict[str, Image], list[Problem]]:
+    """Check and add each entry's image to the session; the images by post slug."""
+    pictures: dict[str, Image] = {}
+    problems: list[Problem] = []
+    by_path: dict[Path, Image] = {}
+    limit = current_app.config["MAX_IMAGE_BYTES"]
+    wanted = [item for item in loaded if item.entry.image is not None]
+    for item in _steps(wanted, "Checking images", progress and bool(wanted)):
+        entry = item.entry
+        path = (item.source.path.parent / entry.image).resolve()
+        image = by_path.get(path)
+        if image is None:
+            try:
+                with path.open("rb") as file:
+                    data = file.read(limit + 1)
+            except OSError as error:
+                message = f"`image`: cannot read {entry.image} next to this file ({error.strerror})"
+                problems.append(Problem(item.source.shown, entry.line("image"), message))
+                continue
+            # A file exported from a store holds that stored image's exact bytes: reuse it.
+            image = images.image_by_hash(hashlib.sha256(data).hexdigest())
+            try:
+                image = image or images.store_image(data)
+            except images.ImageError as error:
+                message = f"`image` {entry.image}: {error.message}"
+                problems.append(Problem(item.source.shown, entry.line("image"), message))
+                continue
+            by_path[path] = image
+        pictures[entry.slug] = image
+    return pictures, problems
+
+
+def _taken_addresses(loaded: list[Loaded]) -> list[Problem]:
+    """Entries whose slug is an old address that still redirects to another post."""
+    slugs = [item.entry.slug for item in loaded]
+    redirects: dict[str, SlugRedirect] = {}
+    for start in range(0, len(slugs), LOOKUP_CHUNK):
+        query = (
+            sa.select(SlugRedirect)
+            .where(SlugRedirect.old_slug.in_(slugs[start : start + LOOKUP_CHUNK]))
+            .options(so.joinedload(SlugRedirect.post))
+        )
+        redirects |= {row.old_slug: row for row in db.session.scalars(query)}
+    problems = []
+    for item in loaded:
+        redirect = redirects.get(item.entry.slug)
+        if redirect is not None and redirect.post.slug != item.entry.slug:
+            message = (
+                f"slug `{item.entry.slug}` used to belong to “{redirect.post.title}”"
+                f" (now `{redirect.post.slug}`) and still leads there; choose another"
+            )
+            problems.append(Problem(item.source.shown, _slug_line(item.entry), message))
+    return problems
+
+
+class Catalog:
+    """Topics and authors, loaded once and matched as the store matches them (slug first)."""
+
+    def __init__(self) -> None:
+        topics = list(db.session.scalars(sa.select(Topic).order_by(Topic.position)))
+        authors = list(db.session.scalars(sa.select(Author).order_by(Author.id)))
+        self.topics: dict[str, Topic] = {}
+        self.authors: dict[str, Author] = {}
+        for topic in topics:
+            self.topics.setdefault(f"slug:{topic.slug}", topic)
+            self.topics.setdefault(f"name:{topic.name}", topic)
+        for author in authors:
+            self.authors.setdefault(f"slug:{author.slug}", author)
+            self.authors.setdefault(f"name:{author.name}", author)
+        self.topic_slugs = {topic.slug for topic in topics}
+        self.author_slugs = {author.slug for author in authors}
+        self.next_position = max((topic.position for topic in topics), default=0) + 1
+
+    def topic(self, name: str) -> Topic:
+        """The topic of this name or slug, created at the end of the filter when missing."""
+        slug = slugify(name, max_length=TOPIC_MAX)
+        found = self.topics.get(f"name:{name}") or self.topics.get(f"slug:{slug}")
+        if found is None:
+            slug = _free_slug(slug or "topic", self.topic_slugs, TOPIC_MAX)
+            found = Topic(name=name, slug=slug, position=self.next_position)
+            self.next_position += 1
+            db.session.add(found)
+            self.topics[f"name:{name}"] = self.topics[f"slug:{slug}"] = found
+        return found
+
+    def author(self, name: str) -> Author:
+        """The author with this slug or name (so "ada example" finds Ada Example), or a new one."""
+        slug = slugify(name, max_length=AUTHOR_MAX)
+        found = (slug and self.authors.get(f"slug:{slug}")) or self.authors.get(f"name:{name}")
+        if found is None:
+            slug = _free_slug(slug or "author", self.author_slugs, AUTHOR_MAX)
+            found = Author(name=name, slug=slug)
+            db.session.add(found)
+            self.authors[f"name:{name}"] = self.authors[f"slug:{slug}"] = found
+        return found
+
+
+def _free_slug(base: str, taken: set[str], limit: int) -> str:
+    """`base`, or `base-2`, `base-3`... within `limit` characters, and mark it taken."""
+    slug, number = base, 1
+    while slug in taken:
+        number += 1
+        suffix = f"-{number}"
+        slug = base[: limit - len(suffix)] + suffix
+    taken.add(slug)
+    return slug
+
+
+def entry_of(post: Post) -> Entry:
+    """A stored post as the file format sees it, normalized as an import would store it."""
+    return Entry(
+        title=store.clean_text(post.title).strip(),
+        slug=post.slug,
+        author=store.clean_text(post.author.name).strip(),
+        topics=[store.clean_text(topic.name).strip() for topic in post.topics],
+        summary=store.clean_text(post.summary).strip(),
+        published_at=post.published_at,
+        updated_at=post.updated_at,
+        draft=post.status == DRAFT,
+        featured=post.featured,
+        editors_pick=post.editors_pick,
+        image_alt=store.clean_text(post.image_alt).strip() or None,
+        body=canonical_body(post.body_markdown),
+    )
+
+
+def _existing(slugs: list[str]) -> dict[str, Post]:
+    """The stored posts among these slugs, with topics, author and image, in a few queries."""
+    found: dict[str, Post] = {}
+    for start in range(0, len(slugs), LOOKUP_CHUNK):
+        query = (
+            sa.select(Post)
+            .where(Post.slug.in_(slugs[start : start + LOOKUP_CHUNK]))
+            .options(
+                so.selectinload(Post.topic_links),
+                so.joinedload(Post.author),
+                # The render is only ever replaced, never compared: leave it in the database.
+                so.defer(Post.body_html),
+                so.defer(Post.excerpt),
+                so.defer(Post.toc),
+            )
+        )
+        found |= {post.slug: post for post in db.session.scalars(query)}
+    return found
+
+
+def _update(post: Post, entry: Entry, author: Author, topics: list[Topic]) -> None:
+    """Bring a stored post in line with an entry, re-rendering only when its text changed."""
+    rerender = canonical_body(post.body_markdown) != entry.body or post.summary != entry.summary
+    post.title = entry.title
+    post.summary = entry.summary
+    post.status = DRAFT if entry.draft else PUBLISHED
+    post.published_at = entry.published_at
+    post.updated_at = entry.updated_at
+    post.featured = entry.featured
+    post.editors_pick = entry.editors_pick
+    post.image_alt = entry.image_alt
+    if post.author is not author:
+        post.author = author
+    if post.topics != topics:
+        post.set_topics(topics)
+    if rerender:
+        store.set_body(post, entry.body)
+
+
+def _save(
+    loaded: list[Loaded],
+    pictures: dict[str, Image],
+    *,
+    default_author: str,
+    default_topic: str | None,
+    progress: bool,
+) -> Counts:
+    """Create or update a post per entry, by slug, in the session (the caller commits)."""
+    catalog = Catalog()
+    existing = _existing([item.entry.slug for item in loaded])
+    counts = Counts()
+    for item in _steps(loaded, "Importing posts", progress):
+        entry = item.entry
+        author = catalog.author(entry.author or default_author)
+        names = entry.topics or [default_topic]
+        topics = list(dict.fromkeys(catalog.topic(name) for name in names))
+        image = pictures.get(entry.slug)
+        post = existing.get(entry.slug)
+        if post is None:
+            post = store.new_post(
+                title=entry.title,
+                slug=entry.slug,
+                body=entry.body,
+                summary=entry.summary,
+                author=author,
+                topics=topics,
+                published_at=entry.published_at,
+                updated_at=entry.updated_at,
+                featured=entry.featured,
+                editors_pick=entry.editors_pick,
+                image_alt=entry.image_alt,
+            )
+            post.status = DRAFT if entry.draft else PUBLISHED
+            post.image = image
+            existing[entry.slug] = post
+            counts.created += 1
+            continue
+        wanted = replace(entry, author=author.name, topics=[t.name for t in topics], image=None)
+        if entry_of(post) == wanted and post.image is image:
+            counts.unchanged += 1
+            continue
+        _update(post, entry, author, topics)
+        if post.image is not image:
+            post.image = image
+        counts.updated += 1
+    return counts
+
+
+@contextmanager
+def _transaction() -> Iterator[None]:
+    """A write transaction, committed when the block ends normally, rolled back otherwise.
+
+    Opened as a writer (the SQLite write lock first) when no transaction is open yet.
+    """
+    if not db.session().in_transaction():
+        begin_write()
+    try:
+        yield
+        db.session.commit()
+    except BaseException:
+        db.session.rollback()
+        raise
+
+
+def import_posts(
+    root: Path,
+    *,
+    default_author: str,
+    default_topic: str | None = None,
+    ignore: Iterable[str] = (),
+    progress: bool = False,
+) -> Counts:
+    """Check every file under `root`, then save them all in one transaction, or nothing.
+
+    Raises ImportRefused with every problem found, having saved nothing.
+    """
+    sources = markdown_files(root)
+    if not sources:
+        raise ImportRefused([Problem(str(root), 1, "no .md or .markdown files here")])
+    loaded, problems = read_sources(
+        sources, default_topic=default_topic, ignore=ignore, progress=progress
+    )
+    with _transaction():
+        pictures, image_problems = _store_images(loaded, progress)
+        problems += image_problems + _taken_addresses(loaded)
+        if problems:
+            problems.sort(key=lambda problem: (problem.path, problem.line))
+            raise ImportRefused(problems)
+        return _save(
+            loaded,
+            pictures,
+            default_author=default_author,
+            default_topic=default_topic,
+            progress=progress,
+        )
+
+
+def image_name(post: Post) -> str | None:
+    """Where an export writes the post's image, relative to the export folder."""
+    if post.image is None:
+        return None
+    extension = next(
+        (ext for ext, kind in images.EXTENSIONS.items() if kind == post.image.content_type),
+        "bin",
+    )
+    return f"{IMAGE_FOLDER}/{post.slug}.{extension}"
+
+
+def export_posts(root: Path) -> Exported:
+    """Write every post, drafts included, as `<slug>.md` (images under images/); only changes."""
+    query = (
+        sa.select(Post)
+        .options(so.selectinload(Post.topic_links), so.joinedload(Post.author))
+        .order_by(Post.slug)
+    )
+    posts = list(db.session.scalars(query))
+    unsafe = [post.slug for post in posts if not SLUG.fullmatch(post.slug)]
+    if unsafe:
+        raise click.ClickException(
+            "these slugs cannot be file names, so nothing was exported: " + ", ".join(unsafe)
+        )
+    root.mkdir(parents=True, exist_ok=True)
+    done = Exported(posts=len(posts))
+    names = set()
+    for post in posts:
+        entry = entry_of(post)
+        entry.image = image_name(post)
+        done.drafts += entry.draft
+        if entry.image is not None:
+            if entry.image_alt is None:
+                done.no_alt.append(post.slug)
+            (root / IMAGE_FOLDER).mkdir(exist_ok=True)
+            done.images += 1
+            done.written += _write_if_changed(root / entry.image, post.image.data)
+            # Let the bytes go: an export may walk many large images.
+            db.session.expire(post.image, ["data"])
+        target = root / f"{post.slug}.md"
+        names.add(target.name)
+        done.written += _write_if_changed(target, write_post(entry).encode("utf-8"))
+    done.others = sorted(
+        path.name for path in root.glob("*.md") if path.name not in names and path.is_file()
+    )
+    return done
+
+
+def _write_if_changed(target: Path, data: bytes) -> bool:
+    """Write the bytes through a temporary file unless the file already holds them."""
+    if target.is_file() and target.read_bytes() == data:
+        return False
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+    return True
+
+
+def _count(number: int, noun: str) -> str:
+    """`1 post`, `2 posts`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+@click.command("import")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--author",
+    "default_author",
+    metavar="NAME",
+    help="Author of posts that name none (default: the site name).",
+)
+@click.option("--topic", "default_topic", metavar="NAME", help="Topic of posts that list none.")
+@click.option(
+    "--ignore-field",
+    "ignore",
+    multiple=True,
+    metavar="NAME",
+    help="A front-matter field to skip instead of refusing the file (repeatable).",
+)
+@with_appcontext
+def import_command(
+    path: Path, default_author: str | None, default_topic: str | None, ignore: tuple[str, ...]
+) -> None:
+    """Import a Markdown file, or every one under a folder: all of them, or none."""
+    progress = sys.stdout.isatty()
+    author = store.clean_text(default_author).strip() or current_app.config["SITE_NAME"]
+    topic = store.clean_text(default_topic).strip() or None
+    try:
+        counts = import_posts(
+            path, default_author=author, default_topic=topic, ignore=ignore, progress=progress
+        )
+    except ImportRefused as refused:
+        for problem in refused.problems:
+            click.echo(str(problem), err=True)
+        files = len({problem.path for problem in refused.problems})
+        raise click.ClickException(
+            f"{len(refused.problems)} problem(s) in {files} file(s); nothing was imported."
+        ) from None
+    except sa.exc.IntegrityError:
+        raise click.ClickException(
+            "the database changed while importing; nothing was imported, run it again."
+        ) from None
+    click.echo(str(counts))
+
+
+@click.command("export")
+@click.argument("path", type=click.Path(file_okay=False, path_type=Path))
+@with_appcontext
+def export_command(path: Path) -> None:
+    """Write every post, drafts included, as Markdown files with front matter."""
+    done = export_posts(path)
+    click.echo(
+        f"exported {_count(done.posts, 'post')} ({_count(done.drafts, 'draft')},"
+        f" {_count(done.images, 'image')}) to {path}:"
+        f" {_count(done.written, 'file')} written, the rest already up to date"
+    )
+    if done.no_alt:
+        click.echo(
+            f"{_count(len(done.no_alt), 'post')} with an image but no alt text"
+            f" ({', '.join(done.no_alt)}): add `image_alt:` to their files before importing them",
+            err=True,
+        )
+    if done.others:
+        click.echo(
+            f"{len(done.others)} other .md file(s) in {path} were left as they were;"
+            " an import would bring them back",
+            err=True,
+        )

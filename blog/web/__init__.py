@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by every area: htmx, caching, headers, errors and templating."""

@@ -1,0 +1,116 @@
+"""`flask --app blog editors ...`: creating, listing, disabling and enabling accounts."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from blog.extensions import db
+from blog.models import Editor
+from tests.authoring.test_auth import make_editor
+
+PASSWORD = "a long enough passphrase"
+
+
+def editors_in(app) -> dict[str, Editor]:
+    """Stored accounts by email, detached."""
+    with app.app_context():
+        found = {e.email: e for e in db.session.scalars(sa.select(Editor))}
+        db.session.expunge_all()
+    return found
+
+
+def test_create_reads_the_password_from_stdin(app, runner):
+    """`--password-stdin` takes the first line; the account is active with a scrypt hash."""
+    result = runner.invoke(
+        args=["editors", "create", "Ada@Example.COM", "--name", "Ada  Example", "--password-stdin"],
+        input=PASSWORD + "\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Created editor Ada Example <ada@example.com>." in result.output
+    editor = editors_in(app)["ada@example.com"]
+    assert editor.name == "Ada Example" and editor.active
+    assert editor.password_hash.startswith("scrypt:131072:8:1$")
+    assert editor.check_password(PASSWORD)
+    assert PASSWORD not in result.output
+
+
+def test_create_prompts_twice_without_echo(app, runner):
+    """Without the flag the password is asked for, hidden, and confirmed."""
+    result = runner.invoke(
+        args=["editors", "create", "grace@example.com", "--name", "Grace"],
+        input=f"{PASSWORD}\n{PASSWORD}\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Password") >= 1 and PASSWORD not in result.output
+    assert editors_in(app)["grace@example.com"].check_password(PASSWORD)
+
+
+def test_mismatched_confirmation_is_asked_again(app, runner):
+    """Two different answers to the prompt create nothing until they agree."""
+    result = runner.invoke(
+        args=["editors", "create", "grace@example.com", "--name", "Grace"],
+        input=f"{PASSWORD}\nsomething else entirely\n",
+    )
+    assert result.exit_code != 0
+    assert editors_in(app) == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["not-an-email", "--name", "X"], PASSWORD, "Invalid value for EMAIL"),
+        (["x@example.com", "--name", "   "], PASSWORD, "Invalid value for --name"),
+        (["x@example.com", "--name", "X"], "short", "at least 12 characters"),
+        (["x@example.com", "--name", "X"], "", "at least 12 characters"),
+        (["x@example.com"], PASSWORD, "Missing option '--name'"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_stored(app, runner, args, stdin, message):
+    """Every refusal says why, exits non-zero and leaves no account behind."""
+    result = runner.invoke(
+        args=["editors", "create", *args, "--password-stdin"], input=stdin + "\n"
+    )
+    assert result.exit_code != 0
+    assert message in result.output
+    assert editors_in(app) == {}
+
+
+def test_duplicate_email_is_refused(app, runner):
+    """One account per address, whatever its case."""
+    make_editor(app, "ada@example.com")
+    result = runner.invoke(
+        args=["editors", "create", "ADA@example.com", "--name", "Ada", "--password-stdin"],
+        input=PASSWORD + "\n",
+    )
+    assert result.exit_code == 1
+    assert "already exists" in result.output
+    assert len(editors_in(app)) == 1
+
+
+def test_list_shows_accounts_and_their_state(app, runner):
+    """The list names every account, active or disabled, and never a hash."""
+    assert "No editor accounts yet" in runner.invoke(args=["editors", "list"]).output
+    make_editor(app, "ada@example.com", name="Ada Example")
+    make_editor(app, "bob@example.com", name="Bob", active=False)
+    output = runner.invoke(args=["editors", "list"]).output
+    lines = output.strip().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("ada@example.com") and "active" in lines[0]
+    assert "Ada Example" in lines[0]
+    assert lines[1].startswith("bob@example.com") and "disabled" in lines[1]
+    assert "unusable" not in output
+
+
+def test_disable_and_enable(app, runner):
+    """Disabling stops logins; enabling allows them again; unknown addresses are errors."""
+    make_editor(app, "ada@example.com")
+    result = runner.invoke(args=["editors", "disable", "Ada@example.com"])
+    assert result.exit_code == 0 and "Disabled ada@example.com." in result.output
+    assert not editors_in(app)["ada@example.com"].active
+    result = runner.invoke(args=["editors", "enable", "ada@example.com"])
+    assert result.exit_code == 0
+    assert editors_in(app)["ada@example.com"].active
+    missing = runner.invoke(args=["editors", "disable", "nobody@example.com"])
+    assert missing.exit_code == 1
+    assert "There is no editor account for nobody@example.com." in missing.output

@@ -1,0 +1,314 @@
+"""Writers at the same time: threads and processes saving at once, and SQLite's write lock."""
+
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+import sqlalchemy as sa
+
+from blog.extensions import db
+from blog.models import Author, Editor, Post, Topic
+from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
+from tests.authoring.test_editor import current_form, new_post_form
+from tests.conftest import DATABASE, count_queries
+
+ROOT = Path(__file__).resolve().parents[2]
+sqlite_only = pytest.mark.skipif(
+    DATABASE != "sqlite", reason="SQLite's write lock (PostgreSQL locks rows instead)"
+)
+
+
+# SQLite: every writer takes the write lock before its first statement -------------------------
+
+
+def transactions(statements: list[str]) -> list[list[str]]:
+    """The statements grouped by transaction, each group starting with its BEGIN."""
+    groups: list[list[str]] = []
+    for statement in statements:
+        if statement.upper().startswith("BEGIN"):
+            groups.append([statement])
+        elif groups:
+            groups[-1].append(statement)
+    return groups
+
+
+def writes(group: list[str]) -> bool:
+    """True when a transaction changes rows."""
+    return any(s.split(None, 1)[0].upper() in {"INSERT", "UPDATE", "DELETE"} for s in group)
+
+
+def import_folder(tmp_path: Path) -> Path:
+    """A folder with two posts to import."""
+    for n in (1, 2):
+        (tmp_path / f"post-{n}.md").write_text(
+            f"---\ntitle: Imported {n}\ndate: 2024-01-0{n}\ntopics: [Databases]\n---\n\nBody {n}.\n"
+        )
+    return tmp_path
+
+
+@sqlite_only
+@pytest.mark.parametrize(
+    "command",
+    ["demo load", "posts import", "posts rerender", "editors create", "editors disable"],
+)
+def test_command_line_writers_take_the_write_lock_first(app, runner, posts, tmp_path, command):
+    """Each CLI write transaction starts with BEGIN IMMEDIATE: concurrent writers queue on the
+    busy timeout instead of failing with "database is locked" when a read turns into a write."""
+    posts.create(2)
+    make_editor(app, "grace@example.com")
+    args, stdin = command.split(), None
+    if command == "posts import":
+        args.append(str(import_folder(tmp_path)))
+    elif command == "posts rerender":
+        with app.app_context():
+            db.session.execute(sa.update(Post).values(render_version=0))
+            db.session.commit()
+    elif command == "editors create":
+        args += ["ada@example.com", "--name", "Ada", "--password-stdin"]
+        stdin = "a long enough passphrase\n"
+    elif command == "editors disable":
+        args.append("grace@example.com")
+    elif command == "demo load":
+        with app.app_context():
+            db.session.execute(sa.delete(Post))
+            db.session.commit()
+    with count_queries(app, transaction_control=True) as seen:
+        result = runner.invoke(args=args, input=stdin)
+    assert result.exit_code == 0, result.output
+    written = [group for group in transactions(seen) if writes(group)]
+    assert written, f"{command} wrote nothing"
+    for group in written:
+        assert group[0].upper() == "BEGIN IMMEDIATE", group[:3]
+
+
+class HeldBody(io.BytesIO):
+    """A request body that arrives only when the test lets it (a slow client's upload)."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.reading = threading.Event()
+        self.release = threading.Event()
+
+    def _arrive(self) -> None:
+        """Say the server started reading, then wait until released."""
+        self.reading.set()
+        assert self.release.wait(30), "the test never released the body"
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Bytes of the body, once released."""
+        self._arrive()
+        return super().read(size)
+
+    def read1(self, size: int = -1) -> bytes:
+        """Bytes of the body, once released."""
+        self._arrive()
+        return super().read1(size)
+
+    def readinto(self, buffer) -> int:
+        """Bytes of the body, once released."""
+        self._arrive()
+        return super().readinto(buffer)
+
+
+def lock_is_free(database_url: str) -> bool:
+    """Whether another connection can take SQLite's write lock right now."""
+    path = sa.make_url(database_url).database
+    probe = sqlite3.connect(path, timeout=0.2, isolation_level=None)
+    try:
+        probe.execute("BEGIN IMMEDIATE")
+        probe.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError as error:
+        assert "locked" in str(error)
+        return False
+    finally:
+        probe.close()
+
+
+@sqlite_only
+def test_a_slow_upload_does_not_hold_the_write_lock(app, client, database_url):
+    """While a client is still sending its form, other writers can write: the lock is taken
+    only once the whole body is in."""
+    log_in_as(client, make_editor(app))
+    form = new_post_form(client, title="Sent slowly")
+    body = HeldBody(urlencode({key: str(value) for key, value in form.items()}).encode())
+    answer: dict[str, int] = {}
+
+    def send() -> None:
+        response = client.post(
+            "/editor/posts/new",
+            input_stream=body,
+            content_type="application/x-www-form-urlencoded",
+        )
+        answer["status"] = response.status_code
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        assert body.reading.wait(10), "the server never read the body"
+        free_while_sending = lock_is_free(database_url)
+    finally:
+        body.release.set()
+        sender.join(30)
+    assert free_while_sending, "a request still sending its body held the write lock"
+    assert answer == {"status": 303}
+    with app.app_context():
+        assert db.session.scalar(sa.select(Post.title)) == "Sent slowly"
+
+
+@sqlite_only
+@pytest.mark.parametrize("route", ["login", "preview"])
+def test_posts_that_only_read_leave_the_write_lock_free(app, client, monkeypatch, route):
+    """A login checks a password (slow on purpose) and a preview renders Markdown: neither
+    writes, so neither holds the write lock while it works (a burst of bots trying
+    passwords would otherwise stall every editor's save)."""
+    working, release = threading.Event(), threading.Event()
+
+    def slow(*args: object) -> object:
+        working.set()
+        assert release.wait(30)
+        return False if route == "login" else "<p>previewed</p>"
+
+    if route == "login":
+        monkeypatch.setattr("blog.models.check_password_hash", slow)
+        make_editor(app, password_hash="scrypt:1024:8:1$x$00")
+        data = {"email": "ada@example.com", "password": "guess", "csrf_token": csrf_token(client)}
+        url = "/login"
+    else:
+        log_in_as(client, make_editor(app))
+        monkeypatch.setattr("blog.authoring.editor._preview_html", slow)
+        data = {"body": "*hi*", "csrf_token": csrf_token(client, "/editor/posts/new")}
+        url = "/editor/preview"
+    answer: dict[str, int] = {}
+    sender = threading.Thread(
+        target=lambda: answer.setdefault("status", client.post(url, data=data).status_code)
+    )
+    sender.start()
+    try:
+        assert working.wait(10), "the request never reached the slow part"
+        free_while_working = lock_is_free(app.config["SQLALCHEMY_DATABASE_URI"])
+    finally:
+        release.set()
+        sender.join(30)
+    assert free_while_working, f"POST {url} held the write lock while it worked"
+    assert answer == {"status": 401 if route == "login" else 200}
+
+
+# Editors saving at once -------------------------------------------------------------------------
+
+EDITORS = 6
+ROUNDS = 5
+
+
+def test_editors_saving_at_once_all_succeed(app):
+    """Six editors create and then edit posts at the same moments, naming the same new topics
+    and authors: every save succeeds and every post keeps its last saved text."""
+    clients = []
+    for n in range(EDITORS):
+        client = app.test_client()
+        log_in_as(client, make_editor(app, f"editor{n}@example.com", name=f"Editor {n}"))
+        csrf_token(client, "/editor/posts/new")
+        clients.append(client)
+    start = threading.Barrier(EDITORS)
+    failures: list[str] = []
+    saved: dict[str, str] = {}
+
+    def work(n: int) -> None:
+        client = clients[n]
+        try:
+            for round_ in range(ROUNDS):
+                title = f"Editor {n} round {round_}"
+                form = new_post_form(
+                    client,
+                    title=title,
+                    topics=f"Shared topic {round_}, Databases",
+                    author=f"Shared author {round_}",
+                    status="published",
+                    body=f"First text of {title}.",
+                )
+                start.wait(30)
+                created = client.post("/editor/posts/new", data=form)
+                if created.status_code != 303:
+                    failures.append(f"{title}: create {created.status_code}")
+                    continue
+                post_id = int(created.headers["Location"].rsplit("/", 1)[1])
+                data = current_form(client, post_id) | {"body": f"Last text of {title}."}
+                start.wait(30)
+                edited = client.post(f"/editor/posts/{post_id}", data=data)
+                if edited.status_code != 303:
+                    failures.append(f"{title}: edit {edited.status_code}")
+                    continue
+                saved[title] = f"Last text of {title}."
+        except Exception as error:  # reported below: a thread's exception is otherwise lost
+            failures.append(f"editor {n}: {error!r}")
+            start.abort()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(EDITORS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == []
+    with app.app_context():
+        stored = dict(db.session.execute(sa.select(Post.title, Post.body_markdown)).all())
+        topics = db.session.scalars(sa.select(Topic.name)).all()
+        authors = db.session.scalars(sa.select(Author.name)).all()
+    assert stored == saved and len(stored) == EDITORS * ROUNDS
+    assert sorted(topics) == sorted(["Databases", *(f"Shared topic {r}" for r in range(ROUNDS))])
+    assert sorted(authors) == sorted(f"Shared author {r}" for r in range(ROUNDS))
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from blog import create_app
+
+    editor_id, prefix, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False})
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["_user_id"] = str(editor_id)
+        session["_fresh"] = True
+    codes = []
+    for n in range(count):
+        form = {"title": f"{prefix} {n}", "topics": f"Shared {n % 3}", "author": "Ada",
+                "body": f"Text {prefix} {n}.", "status": "published"}
+        codes.append(client.post("/editor/posts/new", data=form).status_code)
+    print(" ".join(map(str, codes)))
+    """
+)
+
+
+def test_two_server_processes_writing_at_once_both_succeed(app, database_url):
+    """Two processes (as two server workers would) save posts at once: none is refused."""
+    editor_id = make_editor(app)
+    env = os.environ | {"DATABASE_URL": database_url}
+    count = 25
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(editor_id), name, str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        for name in ("First", "Second")
+    ]
+    outputs = [run.communicate(timeout=180) for run in runs]
+    for run, (out, err) in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, err
+        assert out.split() == ["303"] * count, err[-2000:]
+    with app.app_context():
+        titles = set(db.session.scalars(sa.select(Post.title)))
+        assert db.session.scalar(sa.select(sa.func.count(Editor.id))) == 1
+    assert titles == {f"{name} {n}" for name in ("First", "Second") for n in range(count)}

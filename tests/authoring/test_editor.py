@@ -1,0 +1,604 @@
+"""The authoring area: post list, editor form, slugs, scheduling, versions, preview, delete."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+from bs4 import BeautifulSoup
+from flask import Flask
+from flask.testing import FlaskClient
+
+from blog import markup
+from blog.extensions import db
+from blog.models import DRAFT, PUBLISHED, Post, SlugRedirect, Topic, utcnow
+from tests.authoring.test_auth import csrf_token, editor_client, log_in_as, make_editor, page
+
+__all__ = ["editor_client"]
+
+HX_EDITOR = {"HX-Request": "true", "HX-Target": "post-editor"}
+HX_TABLE = {"HX-Request": "true", "HX-Target": "post-table"}
+HX_PREVIEW = {"HX-Request": "true", "HX-Target": "preview"}
+
+
+def new_post_form(client: FlaskClient, **fields: object) -> dict[str, object]:
+    """What the new-post form sends, with `fields` typed over the defaults."""
+    return {
+        "csrf_token": csrf_token(client, "/editor/posts/new"),
+        "title": "Notes on connection pools",
+        "slug": "",
+        "topics": "Databases",
+        "summary": "",
+        "body": "Pools keep connections warm.\n\n## Sizing\n\nStart small.",
+        "author": "Ada Example",
+        "status": DRAFT,
+        "published_at": "",
+        "image_alt": "",
+    } | fields
+
+
+def create(client: FlaskClient, **fields: object) -> int:
+    """Create a post through the form; returns its id."""
+    response = client.post("/editor/posts/new", data=new_post_form(client, **fields))
+    assert response.status_code == 303, page(response).select(".field-errors")
+    return int(response.headers["Location"].rsplit("/", 1)[1])
+
+
+def current_form(client: FlaskClient, post_id: int) -> dict[str, object]:
+    """What the edit form would send untouched, read from the page as a browser would."""
+    soup = page(client.get(f"/editor/posts/{post_id}"))
+    form = soup.select_one("#post-form")
+    data: dict[str, object] = {}
+    for element in form.select("input, textarea"):
+        name, kind = element.get("name"), element.get("type", "")
+        if not name or kind == "file":
+            continue
+        if element.name == "textarea":
+            # A browser drops the newline that opens a textarea and sends lines as CR LF.
+            text = element.text.removeprefix("\r\n").removeprefix("\n")
+            data[name] = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        elif kind in ("checkbox", "radio"):
+            if element.has_attr("checked"):
+                data[name] = element.get("value", "y")
+        else:
+            data[name] = element.get("value", "")
+    return data
+
+
+def save(client: FlaskClient, post_id: int, headers: dict | None = None, **changes: object):
+    """Submit the edit form with some fields changed."""
+    data = current_form(client, post_id) | changes
+    data = {key: value for key, value in data.items() if value is not None}
+    return client.post(f"/editor/posts/{post_id}", data=data, headers=headers or {})
+
+
+def stored(app: Flask, post_id: int) -> Post:
+    """The post as stored, detached with its columns loaded."""
+    with app.app_context():
+        post = db.session.get(Post, post_id)
+        assert post is not None
+        _ = (post.topics, post.author.name, post.image)
+        db.session.expunge_all()
+        return post
+
+
+def field_error(response, name: str) -> str:
+    """The error text shown beside a field."""
+    found = page(response).select_one(f"#{name}-error")
+    return found.get_text(" ", strip=True) if found else ""
+
+
+def inline_code(html: str) -> list[str]:
+    """Inline scripts, inline styles and hx-on attributes: the CSP forbids all three."""
+    soup = BeautifulSoup(html, "html.parser")
+    found = [str(s)[:80] for s in soup.select("script") if not s.get("src")]
+    found += [str(s)[:80] for s in soup.select("style")]
+    found += [tag.name for tag in soup.find_all(True) if tag.has_attr("style")]
+    found += [
+        tag.name for tag in soup.find_all(True) if any(a.startswith("hx-on") for a in tag.attrs)
+    ]
+    return found
+
+
+# The post list ------------------------------------------------------------------------------
+
+
+def test_post_list_shows_every_state_with_filters(app, editor_client, posts):
+    """Drafts, scheduled and published posts are listed with their state and counts."""
+    now = utcnow()
+    posts.create(2)
+    posts.create(1, title="Coming soon", published_at=now + timedelta(days=2))
+    posts.create(1, title="Still a draft", published_at=None)
+    response = editor_client.get("/editor/")
+    assert response.status_code == 200
+    soup = page(response)
+    rows = {
+        row.select_one("th a").text: row.select_one(".state").text
+        for row in soup.select("#post-table tbody tr")
+    }
+    assert rows["Coming soon"] == "Scheduled"
+    assert rows["Still a draft"] == "Draft"
+    assert sorted(rows.values()).count("Published") == 2
+    counts = {a["id"]: a.select_one(".count").text for a in soup.select(".state-filter a")}
+    assert counts == {
+        "filter-all": "4",
+        "filter-draft": "1",
+        "filter-scheduled": "1",
+        "filter-published": "2",
+    }
+    assert soup.select_one(".authoring")["hx-history"] == "false"
+    assert response.headers["Cache-Control"].startswith("no-store") or (
+        "no-store" in response.headers["Cache-Control"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "titles"),
+    [
+        ("draft", ["Still a draft"]),
+        ("scheduled", ["Coming soon"]),
+        ("published", ["Post number 1"]),
+    ],
+)
+def test_quick_filters_as_page_and_fragment(app, editor_client, posts, status, titles):
+    """Each filter is a plain URL; with htmx it answers with just the table."""
+    posts.create(1)
+    posts.create(1, title="Coming soon", published_at=utcnow() + timedelta(hours=3))
+    posts.create(1, title="Still a draft", published_at=None)
+    full = editor_client.get(f"/editor/?status={status}")
+    assert [a.text for a in page(full).select("#post-table tbody th a.edit-link")] == titles
+    assert page(full).select_one("h1").text == "Posts"
+    fragment = editor_client.get(f"/editor/?status={status}", headers=HX_TABLE)
+    soup = page(fragment)
+    assert soup.select_one("h1") is None
+    assert soup.select_one("section")["id"] == "post-table"
+    assert [a.text for a in soup.select("tbody th a.edit-link")] == titles
+    assert "HX-Request" in fragment.headers["Vary"]
+
+
+def test_unknown_filter_is_a_400(editor_client):
+    """A status that is not one of the filters is refused plainly."""
+    response = editor_client.get("/editor/?status=secret")
+    assert response.status_code == 400
+    assert "draft, scheduled or published" in response.get_data(as_text=True)
+
+
+def test_authoring_pages_keep_to_the_csp(app, editor_client, posts):
+    """No inline script, inline style or hx-on anywhere in the authoring area."""
+    (slug,) = posts.create(1)
+    with app.app_context():
+        post_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
+    for url in ("/editor/", "/editor/posts/new", f"/editor/posts/{post_id}", "/login"):
+        response = editor_client.get(url, follow_redirects=url == "/login")
+        assert response.status_code == 200, url
+        assert inline_code(response.get_data(as_text=True)) == [], url
+        assert "no-store" in response.headers["Cache-Control"], url
+
+
+# Writing a post --------------------------------------------------------------------------------
+
+
+def test_new_post_form_credits_the_editor(editor_client):
+    """The author field starts with the logged-in editor's name; the page sends a CSRF header."""
+    soup = page(editor_client.get("/editor/posts/new"))
+    assert soup.select_one("#author")["value"] == "Ada Example"
+    assert soup.select_one('meta[name="csrf-token"]')["content"]
+    form = soup.select_one("#post-form")
+    assert form["hx-post"] == "/editor/posts/new" and form["action"] == "/editor/posts/new"
+    assert form["enctype"] == "multipart/form-data"
+
+
+def test_create_a_draft_that_readers_cannot_see(app, editor_client):
+    """A saved draft is stored with its topics and slug, and is not on the site."""
+    post_id = create(editor_client, topics="Databases, Reliability, databases")
+    post = stored(app, post_id)
+    assert post.status == DRAFT and post.published_at is None
+    assert post.slug == "notes-on-connection-pools"
+    assert [t.name for t in post.topics] == ["Databases", "Reliability"]
+    assert post.primary_topic_id == post.topics[0].id
+    assert "<h2" in post.body_html and post.reading_minutes >= 1
+    assert editor_client.get("/posts/notes-on-connection-pools").status_code == 404
+
+
+def test_publish_puts_the_post_on_the_home_page(app, editor_client):
+    """Published with no date, a post is live at once, in the listing and at its address."""
+    create(editor_client, status=PUBLISHED, title="Fresh news")
+    home = page(editor_client.get("/"))
+    assert "Fresh news" in [a.text for a in home.select("#post-list .card-title a")]
+    assert editor_client.get("/posts/fresh-news").status_code == 200
+
+
+def test_existing_topics_match_whatever_their_case(app, editor_client, posts):
+    """Typing an existing topic in another case reuses it; a new name adds one at the end."""
+    posts.topics("Databases", "Frontend")
+    post_id = create(editor_client, topics="frontend,  DATABASES , Site Reliability")
+    post = stored(app, post_id)
+    assert [t.name for t in post.topics] == ["Frontend", "Databases", "Site Reliability"]
+    with app.app_context():
+        names = db.session.scalars(sa.select(Topic.name).order_by(Topic.position)).all()
+    assert names == ["Databases", "Frontend", "Site Reliability"]
+
+
+def test_author_matches_an_existing_name_whatever_its_case(app, editor_client, posts):
+    """Crediting "ada example" credits the existing Ada Example, not a second author."""
+    posts.create(1)
+    post_id = create(editor_client, author="ada example")
+    assert stored(app, post_id).author.name == "Ada Example"
+
+
+def test_create_with_htmx_swaps_the_editor_and_updates_the_address(editor_client):
+    """An htmx save answers with the editor fragment and moves the address to the edit page."""
+    data = new_post_form(editor_client)
+    response = editor_client.post("/editor/posts/new", data=data, headers=HX_EDITOR)
+    assert response.status_code == 200
+    soup = page(response)
+    assert soup.select_one("div")["id"] == "post-editor"
+    assert soup.select_one("#saved-notice") is not None
+    edit_url = response.headers["HX-Replace-Url"]
+    assert re.fullmatch(r"/editor/posts/\d+", edit_url)
+    assert soup.select_one("#post-form")["hx-post"] == edit_url
+    assert soup.select_one("#revision")["value"] == "1"
+
+
+@pytest.mark.parametrize("headers", [{}, HX_EDITOR], ids=["page", "htmx"])
+def test_validation_errors_sit_beside_their_fields_and_keep_the_text(editor_client, headers):
+    """Missing title and topics: 422, a message by each field, the body as typed."""
+    body = "A long body the editor must not lose.\n\nSecond paragraph."
+    data = new_post_form(editor_client, title="", topics=" , ", body=body, summary="Kept")
+    response = editor_client.post("/editor/posts/new", data=data, headers=headers)
+    assert response.status_code == 422
+    assert field_error(response, "title") == "Give the post a title."
+    assert field_error(response, "topics") == "Give the post at least one topic."
+    soup = page(response)
+    assert soup.select_one("#body").text.strip() == body
+    assert soup.select_one("#summary").text.strip() == "Kept"
+    assert soup.select_one("#title")["aria-invalid"] == "true"
+    assert "title-error" in soup.select_one("#title")["aria-describedby"]
+    assert (soup.select_one(".authoring-crumbs") is None) == bool(headers)
+
+
+def test_publishing_needs_a_body(editor_client):
+    """A draft may be empty; a published post may not."""
+    data = new_post_form(editor_client, body="  ", status=PUBLISHED)
+    response = editor_client.post("/editor/posts/new", data=data)
+    assert response.status_code == 422
+    assert field_error(response, "body") == "A published post needs a body."
+    assert create(editor_client, body="")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("slug", "Not A Slug", "lower-case letters"),
+        ("slug", "double--hyphen", "lower-case letters"),
+        ("slug", "x" * 201, "200 characters"),
+        ("title", "x" * 301, "300 characters"),
+        ("topics", "a, b, c, d, e, f, g, h, i", "at most 8 topics"),
+        ("topics", "!!!", "needs a letter or a digit"),
+        ("status", "archived", "not a valid choice"),
+        ("published_at", "next tuesday", "Not a valid datetime"),
+    ],
+)
+def test_bad_values_are_422s_with_a_message(editor_client, field, value, message):
+    """Each bad value gets its own message beside its field; nothing is stored."""
+    response = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, **{field: value})
+    )
+    assert response.status_code == 422
+    assert message.lower() in field_error(response, field).lower()
+    assert editor_client.get("/editor/").get_data(as_text=True).count("<tbody>") == 0
+
+
+def test_csrf_token_is_required_on_every_post(app, editor_client, posts):
+    """Saving, previewing and deleting without the token are refused and change nothing."""
+    (slug,) = posts.create(1)
+    with app.app_context():
+        post_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
+    data = new_post_form(editor_client)
+    del data["csrf_token"]
+    for url in ("/editor/posts/new", f"/editor/posts/{post_id}", f"/editor/posts/{post_id}/delete"):
+        response = editor_client.post(url, data=data)
+        assert response.status_code == 400, url
+        assert "security token" in response.get_data(as_text=True)
+    assert editor_client.post("/editor/preview", data={"body": "x"}).status_code == 400
+    assert (
+        editor_client.post(
+            "/editor/preview", data={"body": "x", "csrf_token": "forged"}
+        ).status_code
+        == 400
+    )
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 1
+
+
+def test_csrf_header_is_accepted_for_htmx(editor_client):
+    """htmx sends the token as a header (X-CSRFToken) instead of a form field."""
+    token = csrf_token(editor_client, "/editor/posts/new")
+    response = editor_client.post(
+        "/editor/preview",
+        data={"body": "*hi*"},
+        headers=HX_PREVIEW | {"X-CSRFToken": token},
+    )
+    assert response.status_code == 200
+    assert "<em>hi</em>" in response.get_data(as_text=True)
+
+
+def test_csrf_failure_from_htmx_is_an_alert_with_a_fresh_token(editor_client):
+    """htmx does not swap errors by default: the refusal names the alert box to fill."""
+    data = new_post_form(editor_client)
+    data["csrf_token"] = "stale"
+    response = editor_client.post("/editor/posts/new", data=data, headers=HX_EDITOR)
+    assert response.status_code == 400
+    assert response.headers["HX-Retarget"] == "#editor-alert"
+    assert response.headers["HX-Reswap"] == "innerHTML"
+    assert "security token" in response.get_data(as_text=True)
+    fresh = response.headers["X-CSRF-Token"]
+    data["csrf_token"] = fresh
+    assert editor_client.post("/editor/posts/new", data=data, headers=HX_EDITOR).status_code == 200
+
+
+def test_tampered_revision_is_a_400(app, editor_client):
+    """The hidden version field must be a number."""
+    post_id = create(editor_client)
+    response = save(editor_client, post_id, revision="1 OR 1=1")
+    assert response.status_code == 400
+
+
+def test_missing_post_is_a_404_page_or_alert(editor_client):
+    """Editing a post that does not exist: a 404 page, or an alert for htmx saves."""
+    assert editor_client.get("/editor/posts/999999").status_code == 404
+    data = new_post_form(editor_client, revision="1")
+    response = editor_client.post("/editor/posts/999999", data=data, headers=HX_EDITOR)
+    assert response.status_code == 404
+    assert response.headers["HX-Retarget"] == "#editor-alert"
+    assert "no longer exists" in response.get_data(as_text=True)
+
+
+# Slugs -------------------------------------------------------------------------------------------
+
+
+def test_slug_is_suggested_from_the_title(editor_client):
+    """The slug hint follows the title; an empty slug field saves the suggestion."""
+    hint = editor_client.get(
+        "/editor/slug", query_string={"title": "Ünïcode & Friends!", "slug": ""}
+    )
+    assert "/posts/unicode-friends" in hint.get_data(as_text=True)
+    post_page = editor_client.get("/editor/posts/new")
+    assert page(post_page).select_one("#title")["hx-get"].startswith("/editor/slug")
+
+
+def test_slug_hint_warns_about_a_taken_address(editor_client, posts):
+    """The hint says when the typed address belongs to another post."""
+    posts.create(1, title="Taken title")
+    hint = editor_client.get("/editor/slug?title=anything&slug=taken-title")
+    assert "Another post already uses this address" in hint.get_data(as_text=True)
+
+
+def test_slugs_are_unique(editor_client, posts):
+    """A second post cannot take an address in use: 422 and the reason beside the field."""
+    posts.create(1, title="Taken title")
+    response = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, title="Taken title")
+    )
+    assert response.status_code == 422
+    assert "Another post already uses this address" in field_error(response, "slug")
+    other = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, slug="taken-title")
+    )
+    assert other.status_code == 422
+
+
+def test_renaming_a_published_post_keeps_the_old_address_as_a_301(app, editor_client):
+    """Old links keep working, through every later rename, and point at the newest slug."""
+    post_id = create(editor_client, status=PUBLISHED, title="First name")
+    assert save(editor_client, post_id, slug="second-name").status_code == 303
+    assert save(editor_client, post_id, slug="third-name").status_code == 303
+    for old in ("first-name", "second-name"):
+        response = editor_client.get(f"/posts/{old}")
+        assert response.status_code == 301
+        assert response.headers["Location"] == "/posts/third-name"
+    assert editor_client.get("/posts/third-name").status_code == 200
+
+
+def test_renaming_back_takes_the_old_address_back(app, editor_client):
+    """Going back to an earlier slug removes its redirect and adds one for the other name."""
+    post_id = create(editor_client, status=PUBLISHED, title="Alpha")
+    save(editor_client, post_id, slug="beta")
+    save(editor_client, post_id, slug="alpha")
+    assert editor_client.get("/posts/alpha").status_code == 200
+    assert editor_client.get("/posts/beta").headers["Location"] == "/posts/alpha"
+    with app.app_context():
+        olds = db.session.scalars(sa.select(SlugRedirect.old_slug)).all()
+    assert olds == ["beta"]
+
+
+def test_renaming_a_draft_leaves_no_redirect(app, editor_client):
+    """A draft's address was never public: nothing to keep."""
+    post_id = create(editor_client, title="Draft name")
+    save(editor_client, post_id, slug="better-name")
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(SlugRedirect.id))) == 0
+
+
+def test_an_old_address_of_another_post_is_not_free(editor_client):
+    """Taking a renamed post's old slug would hijack its old links: refused."""
+    post_id = create(editor_client, status=PUBLISHED, title="Original")
+    save(editor_client, post_id, slug="renamed")
+    response = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, slug="original")
+    )
+    assert response.status_code == 422
+    assert "used to belong to “Original”" in field_error(response, "slug")
+
+
+# Scheduling, updated dates, unpublishing ---------------------------------------------------------
+
+
+def test_scheduled_post_appears_when_its_time_passes(app, editor_client, monkeypatch):
+    """A future date hides the post until then; it then shows up with no job run."""
+    when = (utcnow() + timedelta(hours=2)).replace(second=0, microsecond=0)
+    post_id = create(
+        editor_client,
+        status=PUBLISHED,
+        title="Scheduled piece",
+        published_at=when.strftime("%Y-%m-%dT%H:%M"),
+    )
+    assert stored(app, post_id).published_at == when
+    assert editor_client.get("/posts/scheduled-piece").status_code == 404
+    assert "Scheduled piece" not in editor_client.get("/").get_data(as_text=True)
+    listed = page(editor_client.get("/editor/?status=scheduled"))
+    assert [a.text for a in listed.select("tbody th a.edit-link")] == ["Scheduled piece"]
+
+    import blog.reading.listing
+    import blog.web.caching
+
+    later = when + timedelta(minutes=1)
+    # The clock moves on for the listing's queries and for the cache's scheduled-time check.
+    monkeypatch.setattr(blog.reading.listing, "utcnow", lambda: later)
+    monkeypatch.setattr(blog.web.caching, "utcnow", lambda: later)
+    assert editor_client.get("/posts/scheduled-piece").status_code == 200
+    assert "Scheduled piece" in editor_client.get("/").get_data(as_text=True)
+
+
+def test_updated_date_is_set_when_a_live_post_changes(app, editor_client, posts):
+    """Title or body changes on a live post set "Updated"; a typo fix can keep the date."""
+    (slug,) = posts.create(1)
+    with app.app_context():
+        post_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
+    assert stored(app, post_id).updated_at is None
+    save(editor_client, post_id, summary="Only the summary changed.")
+    assert stored(app, post_id).updated_at is None
+    save(editor_client, post_id, body="Rewritten body.", keep_updated_date="y")
+    assert stored(app, post_id).updated_at is None
+    save(editor_client, post_id, title="A better title")
+    post = stored(app, post_id)
+    assert post.updated_at is not None and post.was_updated
+    first_update = post.updated_at
+    save(editor_client, post_id, body="Typo fixed.", keep_updated_date="y")
+    assert stored(app, post_id).updated_at == first_update
+    assert "Updated" in editor_client.get(f"/posts/{slug}").get_data(as_text=True)
+
+
+def test_first_publication_sets_no_updated_date(app, editor_client):
+    """Publishing a draft, even after rewriting it, is not an update."""
+    post_id = create(editor_client)
+    save(editor_client, post_id, body="Rewritten before anyone saw it.", status=PUBLISHED)
+    post = stored(app, post_id)
+    assert post.status == PUBLISHED and post.updated_at is None
+
+
+def test_saving_again_keeps_the_publish_date(app, editor_client):
+    """The date field round-trips: saving an untouched form changes no date."""
+    post_id = create(editor_client, status=PUBLISHED)
+    before = stored(app, post_id)
+    assert save(editor_client, post_id).status_code == 303
+    after = stored(app, post_id)
+    assert after.published_at == before.published_at and after.updated_at is None
+    assert after.revision == before.revision + 1
+
+
+def test_unpublish_takes_the_post_off_the_site(app, editor_client):
+    """The Unpublish button saves the form as a draft."""
+    post_id = create(editor_client, status=PUBLISHED, title="Going away")
+    assert editor_client.get("/posts/going-away").status_code == 200
+    soup = page(editor_client.get(f"/editor/posts/{post_id}"))
+    assert soup.select_one("#unpublish-button")["value"] == "unpublish"
+    response = save(editor_client, post_id, action="unpublish", summary="Saved too.")
+    assert response.status_code == 303
+    post = stored(app, post_id)
+    assert post.status == DRAFT and post.summary == "Saved too."
+    assert editor_client.get("/posts/going-away").status_code == 404
+    assert (
+        page(editor_client.get(f"/editor/posts/{post_id}")).select_one("#unpublish-button") is None
+    )
+
+
+# Two editors, one post ---------------------------------------------------------------------------
+
+
+def test_a_save_based_on_an_older_version_is_a_409_that_loses_nothing(app, editor_client):
+    """The second editor sees both versions, keeps their text, and can save again."""
+    post_id = create(editor_client, title="Shared post", body="Original body.")
+    mine = current_form(editor_client, post_id)
+
+    other = app.test_client()
+    log_in_as(other, make_editor(app, "grace@example.com", name="Grace"))
+    assert save(other, post_id, body="Grace's body.", title="Grace's title").status_code == 303
+
+    mine |= {"body": "Ada's body.", "summary": "Ada's summary."}
+    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    assert response.status_code == 409
+    soup = page(response)
+    assert soup.select_one("#their-body").text.strip() == "Grace's body."
+    assert "Grace's title" in soup.select_one(".conflict-theirs").text
+    assert soup.select_one("#body").text.strip() == "Ada's body."
+    assert soup.select_one("#summary").text.strip() == "Ada's summary."
+    assert soup.select_one("#revision")["value"] == "2"
+    assert stored(app, post_id).body_markdown == "Grace's body."
+
+    mine["revision"] = soup.select_one("#revision")["value"]
+    mine["csrf_token"] = soup.select_one('input[name="csrf_token"]')["value"]
+    again = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    assert again.status_code == 200
+    post = stored(app, post_id)
+    assert post.body_markdown == "Ada's body." and post.revision == 3
+
+
+def test_topic_only_changes_still_move_the_version(app, editor_client):
+    """Every save bumps the revision, even one that only touches the topic links."""
+    post_id = create(editor_client)
+    stale = current_form(editor_client, post_id)
+    save(editor_client, post_id, topics="Frontend")
+    response = editor_client.post(f"/editor/posts/{post_id}", data=stale)
+    assert response.status_code == 409
+
+
+# Preview -----------------------------------------------------------------------------------------
+
+
+def test_preview_uses_the_post_page_pipeline(editor_client):
+    """The preview is the sanitized render the post page would show."""
+    body = "# Title\n\nSome **bold** and <script>alert(1)</script>\n\n```python\nx = 1\n```"
+    token = csrf_token(editor_client, "/editor/posts/new")
+    response = editor_client.post(
+        "/editor/preview", data={"body": body, "csrf_token": token}, headers=HX_PREVIEW
+    )
+    assert response.status_code == 200
+    html = response.get_data(as_text=True).strip()
+    assert html == markup.render(body).html.strip()
+    assert "<script>" not in html and "<strong>bold</strong>" in html
+    assert "no-store" in response.headers["Cache-Control"]
+
+
+def test_edit_page_shows_the_preview_beside_the_body(app, editor_client):
+    """The editor page opens with the current body already previewed."""
+    post_id = create(editor_client, body="Hello *world*")
+    soup = page(editor_client.get(f"/editor/posts/{post_id}"))
+    assert "<em>world</em>" in str(soup.select_one("#preview"))
+    body = soup.select_one("#body")
+    assert body["hx-post"] == "/editor/preview" and body["hx-target"] == "#preview"
+    assert "delay:" in body["hx-trigger"]
+
+
+# Deleting ----------------------------------------------------------------------------------------
+
+
+def test_delete_asks_first_then_removes_the_post_and_its_old_addresses(app, editor_client):
+    """A confirmation page, then a POST that deletes the post and its redirects."""
+    post_id = create(editor_client, status=PUBLISHED, title="Doomed")
+    save(editor_client, post_id, slug="doomed-again")
+    confirm = editor_client.get(f"/editor/posts/{post_id}/delete")
+    assert confirm.status_code == 200
+    assert "cannot be undone" in confirm.get_data(as_text=True)
+    assert stored(app, post_id).title == "Doomed"
+    token = page(confirm).select_one('input[name="csrf_token"]')["value"]
+    response = editor_client.post(f"/editor/posts/{post_id}/delete", data={"csrf_token": token})
+    assert response.status_code == 303 and response.headers["Location"] == "/editor/"
+    assert "Deleted “Doomed”." in editor_client.get("/editor/").get_data(as_text=True)
+    with app.app_context():
+        assert db.session.get(Post, post_id) is None
+        assert db.session.scalar(sa.select(sa.func.count(SlugRedirect.id))) == 0
+    assert editor_client.get("/posts/doomed").status_code == 404
+    assert editor_client.get("/posts/doomed-again").status_code == 404

@@ -1,0 +1,356 @@
+"""The public listing: counters, pages, topic filter, fragments and bad input."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from bs4 import BeautifulSoup
+
+from blog.models import utcnow
+from blog.web import pagecache
+from tests.conftest import count_queries
+
+
+def soup(response) -> BeautifulSoup:
+    """Parse a response body as HTML."""
+    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
+
+
+def card_titles(page: BeautifulSoup, list_id: str = "post-list") -> list[str]:
+    """Titles of the cards in a list, in order."""
+    return [a.get_text(strip=True) for a in page.select(f"#{list_id} .card-title a")]
+
+
+def counter(page: BeautifulSoup) -> str:
+    """The counter's text, whitespace normalised."""
+    return " ".join(page.select_one("#counter").get_text().split())
+
+
+HTMX_TOPIC = {"HX-Request": "true", "HX-Target": "all-posts"}
+HTMX_MORE = {"HX-Request": "true", "HX-Target": "post-list"}
+
+
+def test_short_listing_shows_everything(client, posts):
+    """Nine posts fit on one page: the counter says so and there is no read more."""
+    posts.create(9)
+    page = soup(client.get("/"))
+    assert counter(page) == "Showing 9 of 9 posts"
+    assert len(card_titles(page)) == 9
+    assert page.select_one(".read-more") is None
+
+
+@pytest.mark.parametrize(
+    ("number", "counter_text", "first", "cards", "next_page"),
+    [
+        (1, "Showing 1–12 of 99 posts", 1, 12, 2),
+        (6, "Showing 61–72 of 99 posts", 61, 12, 7),
+        (9, "Showing 97–99 of 99 posts", 97, 3, None),
+    ],
+)
+def test_pages_of_a_long_listing(client, posts, number, counter_text, first, cards, next_page):
+    """Opening a page directly shows its cards, newest first, with the exact counter."""
+    posts.create(99)
+    url = "/" if number == 1 else f"/?page={number}"
+    page = soup(client.get(url))
+    assert counter(page) == counter_text
+    titles = card_titles(page)
+    assert titles == [f"Post number {n}" for n in range(first, first + cards)]
+    more = page.select_one(".read-more")
+    if next_page is None:
+        assert more is None
+    else:
+        assert more["href"] == f"/?page={next_page}"
+        assert more["hx-get"] == f"/?page={next_page}"
+        assert more.get_text(strip=True) == "read more"
+
+
+def test_all_posts_heading_counts_published_posts(client, posts):
+    """The section heading counts every post a reader can see."""
+    posts.create(14)
+    posts.create(2, published_at=None)  # drafts
+    heading = soup(client.get("/")).select_one("#all-posts-label").get_text(" ", strip=True)
+    assert heading == "03 All posts · 14"
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [
+        ("page=abc", 400),
+        ("page=0", 400),
+        ("page=-1", 400),
+        ("page=1e9", 400),
+        ("page=1.5", 400),
+        ("page=", 400),
+        ("page=%EF%BC%92", 400),  # a full-width digit two
+        ("page=99999999999999999999", 400),
+        ("page=3", 404),
+        ("page=999999999", 404),
+        ("x=" + "a" * 10_000, 400),
+    ],
+)
+def test_bad_page_numbers(client, posts, query, status):
+    """Nonsense or out-of-range pages answer 400/404 in the site's layout, never 500."""
+    posts.create(13)
+    response = client.get(f"/?{query}")
+    assert response.status_code == status
+    assert soup(response).select_one(".site-header .brand") is not None
+
+
+def test_unknown_topic_and_post_are_404(client, posts):
+    """Unknown topics and posts get the 404 page."""
+    posts.create(1)
+    for url in ("/topics/nope", "/posts/nope", "/no/such/page"):
+        response = client.get(url)
+        assert response.status_code == 404
+        assert "Nothing here" in response.get_data(as_text=True)
+
+
+def test_topic_listing_filters_and_pages(client, posts):
+    """A topic page lists only that topic's posts, paged like the home page."""
+    posts.topics("Databases", "Frontend")
+    db_posts = posts.create(13, topics=("Databases",))
+    posts.create(5, topics=("Frontend", "Databases"))
+    page = soup(client.get("/topics/frontend"))
+    assert counter(page) == "Showing 5 of 5 posts"
+    assert len(card_titles(page)) == 5
+    page = soup(client.get("/topics/databases"))
+    assert counter(page) == "Showing 1–12 of 18 posts"
+    assert page.select_one(".read-more")["href"] == "/topics/databases?page=2"
+    page = soup(client.get("/topics/databases?page=2"))
+    assert counter(page) == "Showing 13–18 of 18 posts"
+    assert len(db_posts) == 13
+
+
+def test_topic_filter_lists_topics_with_posts_in_order(client, posts):
+    """The filter offers All topics, then each topic with posts in filter order, with counts."""
+    posts.topics("Reliability", "Databases", "Empty")
+    posts.create(2, topics=("Databases",))
+    posts.create(3, topics=("Reliability", "Databases"))
+    page = soup(client.get("/topics/reliability"))
+    links = page.select(".topic-filter a")
+    assert [" ".join(a.get_text().split()) for a in links] == [
+        "All topics 5",
+        "Reliability 3",
+        "Databases 5",
+    ]
+    assert [a["href"] for a in links] == ["/", "/topics/reliability", "/topics/databases"]
+    current = page.select('.topic-filter a[aria-current="page"]')
+    assert [a["href"] for a in current] == ["/topics/reliability"]
+    assert page.select_one("#filter-label").get_text(strip=True) == "Filter by topic"
+
+
+def test_cards_show_topic_title_summary_author_date_and_link(client, posts):
+    """A card carries everything a reader scans for."""
+    posts.topics("Databases", "Frontend")
+    published = utcnow().replace(year=2025, month=11, day=12, hour=9, microsecond=0)
+    [slug] = posts.create(
+        1, topics=("Frontend", "Databases"), title="Paging & <friends>", published_at=published
+    )
+    card = soup(client.get("/")).select_one("#post-list .card")
+    assert card.select_one(".card-topic").get_text(strip=True) == "Frontend"
+    assert card.select_one(".card-title a").get_text() == "Paging & <friends>"
+    assert card.select_one(".card-title a")["href"] == f"/posts/{slug}"
+    assert card.select_one(".card-summary").get_text() == "Summary of post 1."
+    assert card.select_one(".card-author").get_text() == "Ada Example"
+    assert card.select_one("time").get_text() == "Nov 12, 2025"
+    assert card.select_one("time")["datetime"] == "2025-11-12"
+    assert card.select_one(".card-read")["href"] == f"/posts/{slug}"
+    assert card.select_one(".card-read").get_text() == "read →"
+    meta = card.select_one(".card-meta").get_text()
+    assert meta.startswith("Ada Example · Nov 12, 2025 · ") and meta.endswith(" min read")
+    image = card.select_one("img")
+    assert image["src"] == f"/illustrations/{slug}.svg"
+    assert len(image["alt"]) > 20 and image["width"] == "640" and image["height"] == "360"
+
+
+def test_featured_is_newest_featured_and_shows_updated_date(client, posts):
+    """Featured shows the newest featured post, marked Updated when revised."""
+    now = utcnow().replace(microsecond=0)
+    posts.create(1, title="Old featured", featured=True, published_at=now - timedelta(days=9))
+    posts.create(
+        1,
+        title="New featured",
+        featured=True,
+        published_at=now - timedelta(days=5),
+        updated_at=now - timedelta(days=2),
+    )
+    posts.create(3)
+    section = soup(client.get("/")).select_one(".featured")
+    assert section.select_one(".card-title").get_text(strip=True) == "New featured"
+    assert section.select_one(".card-meta").get_text(" ", strip=True).count("Updated") == 1
+
+
+def test_picks_show_four_newest_on_home_only(client, posts):
+    """Editor's picks: the four newest picks on the home page, none on topic pages."""
+    picks = posts.create(6, editors_pick=True)
+    page = soup(client.get("/"))
+    titles = [a.get_text(strip=True) for a in page.select("#picks .card-title a")]
+    assert titles == [f"Post number {n}" for n in range(1, 5)]
+    assert " ".join(page.select_one("#picks-label").get_text().split()) == "02 Editor's picks · 04"
+    assert len(picks) == 6
+    topic_page = soup(client.get("/topics/databases"))
+    assert topic_page.select_one("#picks").has_attr("hidden")
+    assert topic_page.select("#picks .card") == []
+
+
+def test_one_post_can_be_featured_a_pick_and_on_the_page_at_once(client, posts):
+    """A post in several places shows in each; older picks off the page show too, and the
+    grid lists each post once."""
+    posts.create(1, title="Everywhere", featured=True, editors_pick=True)
+    posts.create(13)
+    posts.create(1, title="Old pick", editors_pick=True)
+    posts.create(1, title="Older pick", editors_pick=True)
+    page = soup(client.get("/"))
+    titles = lambda selector: [a.get_text(strip=True) for a in page.select(selector)]  # noqa: E731
+    assert titles(".featured .card-title") == ["Everywhere"]
+    assert titles("#picks .card-title a") == ["Everywhere", "Old pick", "Older pick"]
+    grid = titles("#post-list .card-title a")
+    assert grid == ["Everywhere", *[f"Post number {n}" for n in range(2, 13)]]
+    second = soup(client.get("/?page=2"))
+    assert second.select_one(".featured .card-title").get_text(strip=True) == "Everywhere"
+    assert "Everywhere" not in [a.get_text(strip=True) for a in second.select("#post-list a")]
+
+
+def test_drafts_and_scheduled_posts_stay_hidden(client, posts):
+    """Drafts and posts scheduled for the future appear nowhere until their time."""
+    posts.create(2)
+    [draft] = posts.create(1, title="A draft", published_at=None)
+    [later] = posts.create(1, title="Later", published_at=utcnow() + timedelta(hours=2))
+    page = soup(client.get("/"))
+    assert counter(page) == "Showing 2 of 2 posts"
+    assert "A draft" not in str(page) and "Later" not in str(page)
+    assert client.get(f"/posts/{draft}").status_code == 404
+    assert client.get(f"/posts/{later}").status_code == 404
+
+
+def test_topic_swap_answers_with_the_all_posts_fragment(client, posts):
+    """An htmx topic swap gets only the All posts section (and the picks toggle), no layout."""
+    posts.topics("Databases", "Frontend")
+    posts.create(3, topics=("Frontend",), editors_pick=True)
+    posts.create(14, topics=("Databases",))
+    response = client.get("/topics/databases", headers=HTMX_TOPIC)
+    body = response.get_data(as_text=True)
+    assert "<html" not in body and "site-header" not in body
+    page = soup(response)
+    assert page.select_one("section#all-posts") is not None
+    assert counter(page) == "Showing 1–12 of 14 posts"
+    picks = page.select_one("#picks")
+    assert picks["hx-swap-oob"] == "true" and picks.has_attr("hidden")
+    home = soup(client.get("/", headers=HTMX_TOPIC))
+    assert len(home.select('#picks[hx-swap-oob="true"] .card')) == 3
+    assert "HX-Request" in response.headers["Vary"]
+
+
+def test_read_more_answers_with_the_next_cards_only(client, posts):
+    """An htmx read-more gets the next cards, the counter's new end and the next control."""
+    posts.create(30)
+    response = client.get("/?page=2", headers=HTMX_MORE)
+    body = response.get_data(as_text=True)
+    assert "<html" not in body and "all-posts" not in body
+    page = soup(response)
+    assert [li.select_one(".card-title a").get_text() for li in page.find_all("li")] == [
+        f"Post number {n}" for n in range(13, 25)
+    ]
+    assert page.select_one('#shown-last[hx-swap-oob="true"]').get_text() == "24"
+    more = page.select_one('#more[hx-swap-oob="true"] .read-more')
+    assert more["hx-get"] == "/?page=3"
+    last = soup(client.get("/?page=3", headers=HTMX_MORE))
+    assert last.select_one('#more[hx-swap-oob="true"]').select(".read-more") == []
+    assert response.headers["Vary"].count("HX-Request") == 1
+
+
+def test_read_more_takes_its_swap_from_the_list_footer(client, posts):
+    """The footer says where read more swaps, so the copy each swap sends stays short."""
+    posts.create(30)
+    footer = soup(client.get("/")).select_one(".list-footer")
+    assert footer["hx-target"] == "#post-list" and footer["hx-swap"] == "beforeend"
+    assert footer["hx-push-url"] == "true"
+    fragment = soup(client.get("/?page=2", headers=HTMX_MORE))
+    for more in (footer.select_one("#more .read-more"), fragment.select_one("#more .read-more")):
+        assert not {"hx-target", "hx-swap", "hx-push-url"} & set(more.attrs)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"HX-Request": "true", "HX-History-Restore-Request": "true"}, {"HX-Request": "true"}],
+)
+def test_full_page_for_plain_and_history_restore_requests(client, posts, headers):
+    """Plain requests, history restores and untargeted htmx requests get the whole page."""
+    posts.create(13)
+    response = client.get("/?page=2", headers=headers)
+    page = soup(response)
+    assert page.select_one("html") is not None
+    assert counter(page) == "Showing 13–13 of 13 posts"
+    assert "HX-Request" in response.headers["Vary"]
+
+
+def test_header_and_hero_come_from_settings(app, client, posts):
+    """Brand, login, call to action and hero text are the configured ones."""
+    posts.create(1)
+    settings = {
+        "SITE_NAME": "Blueprints",
+        "SITE_HERO": "Hello there",
+        "SITE_CTA_LABEL": "Hire",
+        "SITE_CTA_URL": "/jobs",
+    }
+    saved = {key: app.config[key] for key in settings}
+    app.config.update(settings)
+    try:
+        page = soup(client.get("/"))
+    finally:
+        app.config.update(saved)
+    assert page.select_one(".brand").get_text(strip=True) == "Blueprints"
+    assert page.select_one(".site-nav .login").get_text() == "Login"
+    cta = page.select_one(".site-nav .cta")
+    assert (cta.get_text(), cta["href"]) == ("Hire", "/jobs")
+    assert page.select_one(".hero h1").get_text() == "Hello there"
+    assert page.select_one(".hero-description").get_text()
+
+
+@pytest.mark.parametrize("count", [12, 100])
+def test_listing_query_count_is_fixed(app, client, posts, count):
+    """A listing renders with the same few statements for any page; a kept page costs one."""
+    posts.topics("Databases", "Frontend")
+    posts.create(count, topics=("Databases", "Frontend"), editors_pick=True, featured=True)
+    last = -(-count // 12)
+    cold, warm = {}, {}
+    for url in ("/", f"/?page={last}", "/topics/frontend"):
+        pagecache.clear()
+        with count_queries(app) as statements:
+            assert client.get(url).status_code == 200
+        cold[url] = len(statements)
+        with count_queries(app) as statements:
+            assert client.get(url).status_code == 200
+        warm[url] = len(statements)
+    assert max(cold.values()) <= 5, cold
+    assert cold["/"] == cold[f"/?page={last}"]
+    assert set(warm.values()) == {1}, warm
+    pagecache.clear()
+    with count_queries(app) as statements:
+        client.get("/?page=2" if count > 12 else "/", headers=HTMX_MORE)
+    assert len(statements) <= 3
+
+
+def test_card_summary_is_cut_at_a_word():
+    """Grid cards show at most CARD_SUMMARY_LENGTH characters, ending on a whole word."""
+    from blog.web.templating import CARD_SUMMARY_LENGTH, card_summary
+
+    assert card_summary("Short and whole.") == "Short and whole."
+    long = "word " * 60
+    cut = card_summary(long)
+    assert len(cut) <= CARD_SUMMARY_LENGTH and cut.endswith("word…")
+    assert card_summary("x" * 400).endswith("…") and len(card_summary("x" * 400)) <= 160
+
+
+def test_featured_card_shows_the_whole_summary_and_picks_none(client, posts):
+    """The featured card has room for the whole summary; picks show none (they are small)."""
+    summary = "A long summary that goes on. " * 9
+    posts.create(14, summary=summary, editors_pick=True)
+    posts.create(1, summary=summary, featured=True)
+    page = soup(client.get("/"))
+    featured = page.select_one(".card-featured .card-summary").get_text()
+    assert featured.startswith("A long summary") and len(featured) > 200
+    assert page.select(".card-pick") and not page.select(".card-pick .card-summary")
+    grid = [p.get_text() for p in page.select("#post-list .card-summary")]
+    assert grid and all(len(text) <= 160 and text.endswith("…") for text in grid)

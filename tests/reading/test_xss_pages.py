@@ -1,0 +1,70 @@
+"""Every XSS corpus payload, placed in a post's body, title, summary and alt text, stays inert
+on the pages that show it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from bs4 import BeautifulSoup
+
+from tests.markup.test_xss import ENTRIES, scheme_of
+
+SAFE_SCHEMES = {"", "http", "https", "mailto"}
+
+
+def fingerprint(html: str) -> tuple[list[str], Counter, list[str]]:
+    """Scripts, htmx attributes and unsafe things found in a whole page."""
+    page = BeautifulSoup(html, "html.parser")
+    scripts = sorted(s.get("src") or s.get("type", "inline") for s in page.find_all("script"))
+    hx = Counter(
+        f"{tag.name}[{name}]"
+        for tag in page.find_all(True)
+        for name in tag.attrs
+        if name.startswith(("hx-", "data-hx"))
+    )
+    unsafe = [
+        f"{tag.name}[{name}={value!r}]"
+        for tag in page.find_all(True)
+        for name, value in tag.attrs.items()
+        if name.startswith("on")
+        or name == "style"
+        or (name in {"href", "src", "action"} and scheme_of(str(value)) not in SAFE_SCHEMES)
+    ]
+    unsafe += [tag.name for tag in page.find_all(["iframe", "object", "embed", "svg", "math"])]
+    return scripts, hx, unsafe
+
+
+@pytest.fixture
+def baseline(client, posts):
+    """The fingerprints of the listing and a post page showing harmless text."""
+    [slug] = posts.create(1, title="Plain title", summary="Plain summary", image_alt="Plain alt")
+    listing = fingerprint(client.get("/").get_data(as_text=True))
+    post = fingerprint(client.get(f"/posts/{slug}").get_data(as_text=True))
+    return listing, post
+
+
+def test_payloads_in_every_field_stay_inert(app, client, posts, baseline):
+    """No payload adds a script, an htmx attribute, an event handler or a dangerous URL."""
+    from blog.extensions import db
+    from blog.models import Post
+
+    base_listing, base_post = baseline
+    failures = []
+    for number, _, payload in ENTRIES:
+        with app.app_context():
+            db.session.execute(db.delete(Post))
+            db.session.commit()
+        [slug] = posts.create(  # titles and alt text are capped at their column widths
+            1,
+            title=payload[:300],
+            summary=payload,
+            image_alt=payload[:500],
+            body=payload,
+            slug="payload",
+        )
+        for url, (scripts, hx, _) in (("/", base_listing), (f"/posts/{slug}", base_post)):
+            got_scripts, got_hx, unsafe = fingerprint(client.get(url).get_data(as_text=True))
+            if got_scripts != scripts or got_hx != hx or unsafe:
+                failures.append((number, url, got_scripts, got_hx - hx, unsafe))
+    assert failures == []

@@ -1,0 +1,644 @@
+"""`posts import` / `posts export`: the Markdown format, its checks, and lossless round trips."""
+
+from __future__ import annotations
+
+import io
+import random
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import PIL.Image
+import pytest
+import sqlalchemy as sa
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from blog.authoring import images, store
+from blog.extensions import db
+from blog.models import Author, Image, Post, SlugRedirect, Topic
+from blog.transfer import files as transfer
+from blog.transfer import frontmatter
+from blog.transfer.frontmatter import Entry, canonical_body, read_post, write_post
+from tests.conftest import count_queries
+
+DATA = Path(__file__).parents[1] / "data" / "transfer"
+EXAMPLE_IMAGE = DATA / "images" / "vacuum-gauge.png"
+
+
+def run(runner, *args: str):
+    """Invoke `flask posts ...` and return the result."""
+    return runner.invoke(args=["posts", *args])
+
+
+def empty_database(app) -> None:
+    """Delete every row, as a fresh database would be."""
+    with app.app_context():
+        db.session.remove()
+        with db.engine.begin() as connection:
+            for table in reversed(db.metadata.sorted_tables):
+                connection.execute(table.delete())
+
+
+def counts(app) -> dict[str, int]:
+    """How many posts, topics, authors and images the store holds."""
+    with app.app_context():
+        return {
+            model.__tablename__: db.session.scalar(sa.select(sa.func.count()).select_from(model))
+            for model in (Post, Topic, Author, Image)
+        }
+
+
+def post_named(slug: str) -> Post:
+    """The stored post with this slug (inside an app context)."""
+    return db.session.scalars(sa.select(Post).where(Post.slug == slug)).one()
+
+
+def write_files(folder: Path, count: int, *, title: str = "Generated post") -> list[Path]:
+    """Write `count` valid post files into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for number in range(count):
+        path = folder / f"{number:03d}-post.md"
+        path.write_text(
+            f"---\ntitle: {title} {number}\ndate: 2024-02-{number % 28 + 1:02d}T12:00:00Z\n"
+            f"topics: [Databases, Number {number % 3}]\nauthor: Ada Example\n---\n\n"
+            f"Paragraph {number} of the body.\n",
+            encoding="utf-8",
+        )
+        paths.append(path)
+    return paths
+
+
+def picture(kind: str = "PNG", colour: tuple[int, int, int] = (30, 90, 160)) -> bytes:
+    """A small real image of the given format."""
+    out = io.BytesIO()
+    PIL.Image.new("RGB", (48, 32), colour).save(out, kind)
+    return out.getvalue()
+
+
+def noisy_picture(kind: str, seed: int = 6) -> bytes:
+    """A small image of random (repeatable) pixels: re-encoding it would change its bytes."""
+    pixels = random.Random(seed).randbytes(48 * 32 * 3)
+    out = io.BytesIO()
+    PIL.Image.frombytes("RGB", (48, 32), pixels).save(out, kind)
+    return out.getvalue()
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under a folder, by relative path, with its bytes."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+# --- Importing ------------------------------------------------------------------------------
+
+
+def test_example_file_imports_every_field(app, runner, client):
+    """The README's example file sets every field, its image included."""
+    result = run(runner, "import", str(DATA / "example.md"))
+    assert result.exit_code == 0, result.output
+    assert result.output == "created 1, updated 0, unchanged 0\n"
+    with app.app_context():
+        post = post_named("vacuum-explained")
+        assert post.title == "Vacuum, explained: what autovacuum does at 3 a.m."
+        assert post.published_at == datetime(2024, 3, 5, 8, 30)  # +01:00 stored as UTC
+        assert post.updated_at == datetime(2024, 4, 11, 16, 0)
+        assert post.status == "published"
+        assert post.author.name == "Ada Example"
+        assert [topic.name for topic in post.topics] == ["Databases", "Operations"]
+        assert post.primary_topic.name == "Databases"
+        assert post.summary.startswith("Why dead rows pile up,")
+        assert "\nand the three settings" in post.summary
+        assert post.excerpt == post.summary
+        assert post.featured and post.editors_pick
+        assert post.image_alt.startswith("A gauge of dead rows")
+        assert post.image is not None and (post.image.width, post.image.height) == (240, 135)
+        assert "<h2" in post.body_html and "What piles up" in post.body_html
+        with app.test_request_context():
+            address = images.image_url(post.image)
+    served = client.get(address)
+    assert served.status_code == 200
+    assert served.mimetype == "image/png"
+    with PIL.Image.open(io.BytesIO(served.data)) as shown:
+        assert shown.size == (240, 135)
+    page = client.get("/posts/vacuum-explained")
+    assert page.status_code == 200
+    assert address in page.get_data(as_text=True)
+
+
+def test_static_site_folder_maps_every_alias(app, runner):
+    """Tags, categories, lastmod, modified, description, Pelican headers: all land in place."""
+    result = run(runner, "import", str(DATA / "static-site"))
+    assert result.exit_code == 0, result.output
+    assert result.output == "created 4, updated 0, unchanged 0\n"
+    with app.app_context():
+        assert sorted(db.session.scalars(sa.select(Post.slug))) == [
+            "four-step-schema-change",
+            "notes-on-connection-pools-unfinished",
+            "our-on-call-handbook-one-year-in",
+            "reading-a-flame-graph-without-squinting",
+        ]
+        aliased = post_named("reading-a-flame-graph-without-squinting")
+        assert [t.name for t in aliased.topics] == ["Performance", "Profiling", "Tooling"]
+        assert aliased.published_at == datetime(2023, 11, 20, 13, 15)
+        assert aliased.updated_at == datetime(2023, 12, 1)
+        assert aliased.summary == "Width is time, height is depth; the rest is practice."
+        assert aliased.body_markdown.startswith("A flame graph")
+        capitalized = post_named("our-on-call-handbook-one-year-in")
+        assert [t.name for t in capitalized.topics] == ["Operations", "on-call", "culture"]
+        assert capitalized.published_at == datetime(2023, 5, 1, 8, 0)
+        assert capitalized.editors_pick and not capitalized.featured
+        assert capitalized.author.name == "Mia Example"
+        pelican = post_named("four-step-schema-change")
+        assert pelican.title == "Shipping a schema change in four steps"
+        assert pelican.published_at == datetime(2022, 9, 14, 13, 45)
+        assert pelican.updated_at == datetime(2022, 10, 2, 8, 0)
+        assert [t.name for t in pelican.topics] == ["Databases", "migrations", "releases"]
+        assert pelican.summary == (
+            "Expand, migrate, switch, contract: the order that never needs downtime."
+        )
+        draft = post_named("notes-on-connection-pools-unfinished")
+        assert draft.status == "draft" and draft.published_at is None
+        # Ravi Example wrote two of them: one author row, not two.
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Author)) == 3
+
+
+def test_reimport_changes_nothing_and_edits_update(app, runner, tmp_path):
+    """A second run reports everything unchanged; an edited file updates just its post."""
+    paths = write_files(tmp_path / "site", 5)
+    assert run(runner, "import", str(tmp_path / "site")).output == (
+        "created 5, updated 0, unchanged 0\n"
+    )
+    with app.app_context():
+        before = {p.slug: (p.revision, p.modified_at) for p in db.session.scalars(sa.select(Post))}
+    assert run(runner, "import", str(tmp_path / "site")).output == (
+        "created 0, updated 0, unchanged 5\n"
+    )
+    with app.app_context():
+        after = {p.slug: (p.revision, p.modified_at) for p in db.session.scalars(sa.select(Post))}
+    assert after == before
+
+    text = paths[2].read_text().replace("topics: [Databases, Number 2]", "topics: [Number 2]")
+    paths[2].write_text(text.replace("Paragraph 2", "A rewritten paragraph"))
+    result = run(runner, "import", str(tmp_path / "site"))
+    assert result.output == "created 0, updated 1, unchanged 4\n"
+    with app.app_context():
+        post = post_named("generated-post-2")
+        assert [t.name for t in post.topics] == ["Number 2"]
+        assert "A rewritten paragraph" in post.body_html
+        assert post.revision == before["generated-post-2"][0] + 1
+    assert run(runner, "import", str(tmp_path / "site")).output == (
+        "created 0, updated 0, unchanged 5\n"
+    )
+
+
+def test_bad_file_among_a_hundred_good_ones_imports_nothing(app, runner, tmp_path):
+    """One bad file refuses the whole import: every problem listed, nothing written."""
+    write_files(tmp_path / "site", 100)
+    bad = tmp_path / "site" / "zz-bad.md"
+    bad.write_text("---\ntitle: Broken\ndate: soon\ntopics: [Databases]\n---\nBody\n")
+    result = run(runner, "import", str(tmp_path / "site"))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert f"{bad}:3: `date` must be an ISO 8601 date" in result.stderr
+    assert "1 problem(s) in 1 file(s); nothing was imported." in result.stderr
+    assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
+
+
+def test_bad_image_refuses_the_import_and_keeps_no_image(app, runner, tmp_path):
+    """An image the store refuses is a problem like any other: nothing is kept."""
+    site = tmp_path / "site"
+    write_files(site, 3)
+    (site / "good.png").write_bytes(picture())
+    (site / "fake.png").write_bytes(b"not a picture at all")
+    header = "---\ntitle: {}\ndate: 2024-01-01\ntopics: [Databases]\nimage: {}\nimage_alt: x\n---\n"
+    (site / "with-good.md").write_text(header.format("Good image", "good.png"))
+    (site / "with-fake.md").write_text(header.format("Fake image", "fake.png"))
+    (site / "with-none.md").write_text(header.format("Missing image", "nowhere/gone.png"))
+    result = run(runner, "import", str(site))
+    assert result.exit_code == 1
+    assert f"{site / 'with-fake.md'}:5: `image` fake.png: That file is not a PNG" in result.stderr
+    assert f"{site / 'with-none.md'}:5: `image`: cannot read nowhere/gone.png" in result.stderr
+    assert "2 problem(s) in 2 file(s)" in result.stderr
+    assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
+
+
+def test_problems_across_files_are_all_reported(runner):
+    """Each problem comes as path:line: message, over every file, in file order."""
+    result = run(runner, "import", str(DATA / "invalid"))
+    assert result.exit_code == 1
+    folder = DATA / "invalid"
+    assert result.stderr.splitlines()[:4] == [
+        f"{folder / 'bad-fields.md'}:3: `date` must be an ISO 8601 date or date-time such as"
+        " 2024-01-02 or 2024-01-02T10:20:00Z, not `last tuesday`",
+        f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug, date,"
+        " updated, draft, author, topics, summary, featured, editors_pick, image, image_alt;"
+        " or pass --ignore-field layout to skip it)",
+        f"{folder / 'bad-fields.md'}:6: `featured` must be true or false, not `maybe`",
+        f"{folder / 'no-title.md'}:1: `title` is missing",
+    ]
+    assert "4 problem(s) in 2 file(s); nothing was imported." in result.stderr
+
+
+def test_ignore_field_skips_a_generator_field(app, runner, tmp_path):
+    """--ignore-field lets a site's own fields (like `layout`) through, unread."""
+    shutil.copy(DATA / "invalid" / "good.md", tmp_path / "good.md")
+    (tmp_path / "good.md").write_text(
+        (tmp_path / "good.md").read_text().replace("---\n\n", "Layout: post\n---\n\n", 1)
+    )
+    assert run(runner, "import", str(tmp_path)).exit_code == 1
+    result = run(runner, "import", "--ignore-field", "layout", str(tmp_path))
+    assert result.output == "created 1, updated 0, unchanged 0\n"
+
+
+def test_duplicate_slugs_name_both_files(runner, tmp_path):
+    """Two files for one address: the second is reported with where the first is."""
+    (tmp_path / "a.md").write_text("---\ntitle: Same name\ndate: 2024-01-01\ntopics: [A]\n---\n")
+    (tmp_path / "b.md").write_text(
+        "---\ntitle: Other\nslug: same-name\ndate: 2024-01-01\ntopics: [A]\n---\n"
+    )
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert (
+        f"{tmp_path / 'b.md'}:3: slug `same-name` is also the slug of {tmp_path / 'a.md'}:2"
+        in result.stderr
+    )
+
+
+def test_defaults_for_author_and_topic(app, runner, tmp_path):
+    """No topics needs --topic; no author credits the site name, or --author."""
+    (tmp_path / "bare.md").write_text("---\ntitle: Bare post\ndate: 2024-01-01\n---\nText\n")
+    refused = run(runner, "import", str(tmp_path))
+    assert refused.exit_code == 1
+    assert f"{tmp_path / 'bare.md'}:1: no topics: add `topics:` or pass --topic NAME" in (
+        refused.stderr
+    )
+    assert run(runner, "import", "--topic", "Notes", str(tmp_path)).exit_code == 0
+    with app.app_context():
+        post = post_named("bare-post")
+        assert post.author.name == app.config["SITE_NAME"]
+        assert [t.name for t in post.topics] == ["Notes"]
+    result = run(runner, "import", "--topic", "Notes", "--author", "Ravi Example", str(tmp_path))
+    assert result.output == "created 0, updated 1, unchanged 0\n"
+    with app.app_context():
+        assert post_named("bare-post").author.name == "Ravi Example"
+
+
+def test_topics_and_authors_match_existing_rows_by_slug(app, runner, posts, tmp_path):
+    """`databases` files under Databases and `ada example` credits Ada Example, like editors."""
+    posts.topics("Databases")
+    posts.create(1, topics=("Databases",))
+    (tmp_path / "p.md").write_text(
+        "---\ntitle: Lower case\ndate: 2024-01-01\ntopics: [databases, '++', Databases]\n"
+        "author: ada example\n---\n"
+    )
+    assert run(runner, "import", str(tmp_path)).exit_code == 0
+    with app.app_context():
+        post = post_named("lower-case")
+        assert [t.name for t in post.topics] == ["Databases", "++"]
+        assert post.topics[1].slug == "topic"
+        assert post.author.name == "Ada Example"
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Author)) == 1
+
+
+def test_an_old_address_that_still_redirects_is_refused(app, runner, posts, tmp_path):
+    """A slug that redirects to another post cannot be taken by an imported one."""
+    [slug] = posts.create(1, title="Moved post")
+    with app.app_context():
+        db.session.add(SlugRedirect(old_slug="old-address", post=post_named(slug)))
+        db.session.commit()
+    (tmp_path / "p.md").write_text(
+        "---\ntitle: Squatter\nslug: old-address\ndate: 2024-01-01\ntopics: [A]\n---\n"
+    )
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'p.md'}:3: slug `old-address` used to belong to “Moved post”" in (
+        result.stderr
+    )
+
+
+def test_missing_or_empty_path_is_a_clear_error(runner, tmp_path):
+    """A path that does not exist, or holds no Markdown, is refused with a message."""
+    missing = run(runner, "import", str(tmp_path / "nowhere"))
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+    empty = run(runner, "import", str(tmp_path))
+    assert empty.exit_code == 1
+    assert f"{tmp_path}:1: no .md or .markdown files here" in empty.stderr
+
+
+def test_import_looks_rows_up_in_batches(app, runner, tmp_path):
+    """Four times the posts do not mean more lookups: existing rows are read in batches."""
+    write_files(tmp_path / "small", 10, title="Small")
+    write_files(tmp_path / "large", 40, title="Large")
+    with count_queries(app) as small:
+        assert run(runner, "import", str(tmp_path / "small")).exit_code == 0
+    with count_queries(app) as large:
+        assert run(runner, "import", str(tmp_path / "large")).exit_code == 0
+    selects = [
+        [statement for statement in run_ if statement.lstrip().upper().startswith("SELECT")]
+        for run_ in (small, large)
+    ]
+    assert len(selects[1]) == len(selects[0]) <= 6, selects
+
+
+# --- Exporting and round trips --------------------------------------------------------------
+
+
+def _varied_posts(app) -> None:
+    """Posts that use every field in its unusual forms, written through the store."""
+    with app.app_context():
+        ada, mia = store.author_named("Ada Example"), store.author_named("Mia “Ops” Example")
+        topics = [store.topic_named(name) for name in ("Databases", "Operations", "C++ & Rust")]
+        png = images.store_image(picture("PNG"))
+        gif = images.store_image(picture("GIF", (200, 40, 40)))
+        # Lossy formats: noise, so a re-encoding on import would show as changed bytes.
+        jpeg = images.store_image(noisy_picture("JPEG"))
+        webp = images.store_image(noisy_picture("WEBP", seed=7))
+        rows = [
+            dict(title="Plain: with a colon", author=ada, topics=topics[:1],
+                 published_at=datetime(2024, 1, 2, 3, 4, 5, 678901), image_alt="A blue square"),
+            dict(title="yes", slug="yes", author=mia, topics=topics[::-1], summary="null",
+                 published_at=datetime(2023, 6, 1), updated_at=datetime(2023, 7, 1, 12, 30),
+                 featured=True, editors_pick=True, body="  indented first line\n\n\ttab\n",
+                 image_alt="Coloured noise"),
+            dict(title="Draft, undated", author=ada, topics=topics[1:2],
+                 summary="Line one\nline two:\n  - not a list", body="# Heading\n\n---\n"),
+            dict(title="Ünïcödé — “quotes” & <tags>", author=ada, topics=topics,
+                 published_at=datetime(2022, 2, 2), image_alt="A red square, quite small",
+                 body="```python\nprint('---')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"),
+            dict(title="Dated draft", author=mia, topics=topics[2:],
+                 published_at=datetime(2030, 1, 1), body="", image_alt="More coloured noise"),
+        ]  # fmt: skip
+        made = [store.new_post(**{"body": "Body.", **row}) for row in rows]
+        made[2].status = made[4].status = "draft"
+        made[3].image = gif
+        made[0].image = png
+        made[1].image = jpeg
+        made[4].image = webp
+        db.session.commit()
+
+
+def _snapshot(app) -> dict[str, tuple]:
+    """Every post as the format sees it, plus its image's content hash."""
+    with app.app_context():
+        query = sa.select(Post).order_by(Post.slug)
+        return {
+            post.slug: (transfer.entry_of(post), post.image and post.image.sha256)
+            for post in db.session.scalars(query)
+        }
+
+
+def test_round_trip_is_byte_identical(app, runner, tmp_path):
+    """Export, import into an empty database, export again: the same bytes, every field kept.
+
+    Images included, in all four formats: a stored image imports as the same bytes.
+    """
+    _varied_posts(app)
+    before = _snapshot(app)
+    first = run(runner, "export", str(tmp_path / "first"))
+    assert first.exit_code == 0, first.output
+    assert "exported 5 posts (2 drafts, 4 images)" in first.output
+    empty_database(app)
+    imported = run(runner, "import", str(tmp_path / "first"))
+    assert imported.output == "created 5, updated 0, unchanged 0\n", imported.output
+    assert _snapshot(app) == before
+    assert run(runner, "export", str(tmp_path / "second")).exit_code == 0
+    assert tree(tmp_path / "second") == tree(tmp_path / "first")
+    assert sorted(tree(tmp_path / "first")) == [
+        "dated-draft.md",
+        "draft-undated.md",
+        "images/dated-draft.webp",
+        "images/plain-with-a-colon.png",
+        "images/unicode-quotes-tags.gif",
+        "images/yes.jpg",
+        "plain-with-a-colon.md",
+        "unicode-quotes-tags.md",
+        "yes.md",
+    ]
+    assert run(runner, "import", str(tmp_path / "second")).output == (
+        "created 0, updated 0, unchanged 5\n"
+    )
+
+
+def test_export_file_format(app, runner, tmp_path):
+    """Stable key order, UTC dates with Z, defaults left out, drafts marked, image beside."""
+    _varied_posts(app)
+    run(runner, "export", str(tmp_path))
+    assert (tmp_path / "plain-with-a-colon.md").read_text() == (
+        "---\n"
+        "title: 'Plain: with a colon'\n"
+        "slug: plain-with-a-colon\n"
+        "date: 2024-01-02T03:04:05.678901Z\n"
+        "author: Ada Example\n"
+        "topics:\n"
+        "- Databases\n"
+        "image: images/plain-with-a-colon.png\n"
+        "image_alt: A blue square\n"
+        "---\n"
+        "\n"
+        "Body.\n"
+    )
+    draft = (tmp_path / "draft-undated.md").read_text()
+    assert "\ndraft: true\n" in draft and "\ndate:" not in draft
+    assert "summary: |-\n  Line one\n  line two:\n    - not a list\n" in draft
+
+
+def test_import_export_import_keeps_jpeg_images(app, runner, tmp_path):
+    """An exported image holds the stored bytes, so importing it again reuses the same row."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "photo.jpg").write_bytes(picture("JPEG"))
+    (site / "p.md").write_text(
+        "---\ntitle: Photo\ndate: 2024-01-01\ntopics: [A]\nimage: photo.jpg\nimage_alt: Blue\n---\n"
+    )
+    assert run(runner, "import", str(site)).exit_code == 0
+    run(runner, "export", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "images" / "photo.jpg").read_bytes().startswith(b"\xff\xd8")
+    assert run(runner, "import", str(tmp_path / "out")).output == (
+        "created 0, updated 0, unchanged 1\n"
+    )
+    assert counts(app)["images"] == 1
+
+
+def test_export_rewrites_only_what_changed(app, runner, posts, tmp_path):
+    """A second export writes nothing; files it did not write are pointed out, not deleted."""
+    posts.create(3)
+    run(runner, "export", str(tmp_path))
+    (tmp_path / "stray.md").write_text("left over")
+    again = run(runner, "export", str(tmp_path))
+    assert "0 files written" in again.stdout
+    assert "1 other .md file(s)" in again.stderr
+    assert (tmp_path / "stray.md").read_text() == "left over"
+
+
+# --- The format, file by file ---------------------------------------------------------------
+
+GOOD = "---\ntitle: Fine\ndate: 2024-01-01\ntopics: [A]\n---\n"
+
+PROBLEMS = [
+    ("---\ndate: 2024-01-01\ntopics: [A]\n---\n", 1, "`title` is missing"),
+    ("---\ntitle: ''\ndate: 2024-01-01\n---\n", 2, "`title` is empty"),
+    ("---\ntitle: [a, b]\ndate: 2024-01-01\n---\n", 2, "`title` must be text, not a list"),
+    ("---\ntitle: " + "x" * 301 + "\ndate: 2024-01-01\n---\n", 2, "longer than 300 characters"),
+    ("---\ntitle: '!!!'\ndate: 2024-01-01\n---\n", 2, "no slug can be made from this title"),
+    ("---\ntitle: A\nslug: Not Valid\ndate: 2024-01-01\n---\n", 3, "(like `not-valid`)"),
+    ("---\ntitle: A\ndate: 2024-13-01\n---\n", 3, "`date` must be an ISO 8601 date"),
+    ("---\ntitle: A\n---\n", 1, "`date` is missing: published posts need one"),
+    ("---\ntitle: A\ndraft: false\n---\n", 1, "`date` is missing"),
+    ("---\ntitle: A\ndate: 2024-01-01\nupdated: later\n---\n", 4, "`updated` must be an ISO"),
+    ("---\ntitle: A\ndate: 2024-01-01\nlastmod: never\n---\n", 4, "`lastmod` must be an ISO"),
+    ("---\ntitle: A\ndate: 2024-01-01\ntopics: {a: 1}\n---\n", 4, "a list of names, not a map"),
+    ("---\ntitle: A\ndate: 2024-01-01\ntags: [[x]]\n---\n", 4, "`tags` must list names"),
+    ("---\ntitle: A\ndate: 2024-01-01\ntopics: ['']\n---\n", 4, "`topics` lists an empty name"),
+    ("---\ntitle: A\ndate: 2024-01-01\ntopics: [" + "t" * 81 + "]\n---\n", 4, "than 80 char"),
+    ("---\ntitle: A\ndate: 2024-01-01\nauthors: [Ada, Bo]\n---\n", 4, "one author; `authors`"),
+    ("---\ntitle: A\ndate: 2024-01-01\nauthor: " + "a" * 121 + "\n---\n", 4, "than 120 char"),
+    ("---\ntitle: A\ndate: 2024-01-01\nfeatured: maybe\n---\n", 4, "`featured` must be true or"),
+    ("---\ntitle: A\ndate: 2024-01-01\neditors_pick: 2\n---\n", 4, "`editors_pick` must be tru"),
+    ("---\ntitle: A\ndraft: perhaps\n---\n", 3, "`draft` must be true or false"),
+    ("---\ntitle: A\nstatus: hidden\n---\n", 3, "`status` must be draft or published"),
+    ("---\ntitle: A\ndate: 2024-01-01\nimage: a.png\n---\n", 4, "`image` needs `image_alt`"),
+    ("---\ntitle: A\ndate: 2024-01-01\nimage_alt: " + "a" * 501 + "\n---\n", 4, "than 500"),
+    ("---\ntitle: A\ndate: 2024-01-01\nlayout: post\n---\n", 4, "unknown field `layout`"),
+    ("---\ntitle: A\nTitle: B\ndate: 2024-01-01\n---\n", 3, "`Title` is given twice (first"),
+    ("---\ntitle: A\ndate: 2024-01-01\nupdated: 2024-02-01\nmodified: 2024-02-01\n---\n", 5,
+     "`updated` and `modified` both set `updated`; keep one"),
+    ("---\ntitle: A\ndate: 2024-01-01\nsummary: x\ndescription: y\n---\n", 5, "keep one"),
+    ("---\ntitle: A\ndate: 2024-01-01\ntopics: [a]\ntags: [b]\n---\n", 5, "both set `topics`"),
+    ("---\ntitle: A\ndate: 2024-01-01\n", 1, "never closed with a `---` line"),
+    ("+++\ntitle = 'A'\n+++\n", 1, "TOML front matter (+++) is not supported"),
+    ("# Just a heading\n\nText.\n", 1, "no front matter: start the file with a `---` line"),
+    ("---\ntitle: A\ndate: 2024-01-01\nsummary: 'open\n---\n", 4, "not valid YAML"),
+    ("---\ntitle: A\n  bad: indent\n---\n", 3, "not valid YAML"),
+    ("---\n- a list\n---\n", 2, "must be `field: value` lines"),
+    ("---\ntitle: \"\\ud800\"\ndate: 2024-01-01\n---\n", 2, "invalid Unicode"),
+    ("---\ntitle: A\ndate: 2024-01-01\nsummary: \"bell \x07\"\n---\n", 4, "U+0007 is not all"),
+    ("Title: A\nDate: 2024-01-01\nnot a header line\n\nBody\n", 3, "expected a `Key: value`"),
+    ("Title: A\nDate: 2024-01-01\nTags: x\nSave_as: a.html\n\nBody\n", 4, "unknown field `Sa"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("loader", ["SafeLoader", "CSafeLoader"])
+@pytest.mark.parametrize(("text", "line", "message"), PROBLEMS)
+def test_every_rule_has_a_clear_message(text, line, message, loader, monkeypatch):
+    """Each broken rule is reported once, at the line to fix, with either YAML parser."""
+    monkeypatch.setattr(frontmatter, "_LOADER", getattr(yaml, loader))
+    parsed = read_post(text.encode(), "posts/x.md")
+    assert parsed.entry is None
+    assert [(p.path, p.line) for p in parsed.problems if message in p.message] == [
+        ("posts/x.md", line)
+    ], parsed.problems
+
+
+def test_not_utf8_names_the_line():
+    """Bytes that are not UTF-8 are reported with the line they sit on."""
+    parsed = read_post(GOOD.encode() + b"\nok\n\xff\xfe broken\n", "x.md")
+    assert [str(p) for p in parsed.problems] == [
+        "x.md:8: not UTF-8 text (byte 0xff); save it as UTF-8"
+    ]
+
+
+def test_all_problems_of_a_file_are_reported_together():
+    """A file with several mistakes lists them all, not just the first."""
+    text = "---\ntitle: A\ndate: soon\nfeatured: perhaps\ncolour: blue\n---\n"
+    lines = [p.line for p in read_post(text.encode(), "x.md").problems]
+    assert lines == [3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-01-02", datetime(2024, 1, 2)),
+        ("2024-01-02 10:20", datetime(2024, 1, 2, 10, 20)),
+        ("2024-01-02T10:20:30Z", datetime(2024, 1, 2, 10, 20, 30)),
+        ("2024-01-02T10:20:30+02:00", datetime(2024, 1, 2, 8, 20, 30)),
+        ("2024-01-02 10:20:30 +0200", datetime(2024, 1, 2, 8, 20, 30)),
+        ("2024-01-02T00:30:00-01:00", datetime(2024, 1, 2, 1, 30)),
+        ("2024-01-02T10:20:30.123456Z", datetime(2024, 1, 2, 10, 20, 30, 123456)),
+    ],
+)
+def test_dates_are_stored_as_naive_utc(text, expected):
+    """Offsets are converted; dates without one are taken as UTC."""
+    assert frontmatter.parse_time(text) == expected
+    assert frontmatter.parse_time(frontmatter.format_time(expected)) == expected
+
+
+def test_pelican_header_keys_are_case_insensitive():
+    """A fence-less header reads like front matter; Status and Authors map as expected."""
+    text = (
+        "TITLE: Old post\nDATE: 2020-05-06 07:08\nCATEGORY: Ops\nTAGS: a, b,\nSTATUS: Published\n"
+        "AUTHORS: Mia Example\nFeatured: Yes\n\n\nThe body.\n"
+    )
+    entry = read_post(text.encode(), "x.md").entry
+    assert entry == Entry(
+        title="Old post",
+        slug="old-post",
+        author="Mia Example",
+        topics=["Ops", "a", "b"],
+        published_at=datetime(2020, 5, 6, 7, 8),
+        featured=True,
+        body="The body.",
+    )
+
+
+def test_published_false_and_status_draft_mean_draft():
+    """The generators' other ways of saying draft are understood."""
+    for line in ("published: false", "status: draft", "draft: yes"):
+        entry = read_post(f"---\ntitle: A\n{line}\n---\n".encode(), "x.md").entry
+        assert entry is not None and entry.draft, line
+
+
+def test_empty_values_count_as_not_given():
+    """`date:` or `updated: ~` on a draft is no error; on a published post the date is missing."""
+    text = "---\ntitle: A\ndraft: true\ndate:\nupdated: ~\nfeatured:\ntopics:\n---\n"
+    entry = read_post(text.encode(), "x.md").entry
+    assert entry == Entry(title="A", slug="a", draft=True)
+    problems = read_post(b"---\ntitle: A\ndate:\n---\n", "x.md").problems
+    assert [p.message for p in problems] == [
+        "`date` is missing: published posts need one (or add `draft: true`)"
+    ]
+
+
+def test_body_keeps_its_text_but_not_surrounding_blank_lines():
+    """Windows line ends and blank lines around the body are normalized; the rest is kept."""
+    text = GOOD.replace("\n", "\r\n") + "\r\n\r\n    code first\r\n\r\n---\r\nafter rule  \r\n\r\n"
+    entry = read_post(text.encode(), "x.md").entry
+    assert entry.body == "    code first\n\n---\nafter rule"
+    assert write_post(entry).endswith("---\n\n    code first\n\n---\nafter rule\n")
+
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
+_NAME = _TEXT.map(lambda value: store.clean_text(value).strip()).filter(bool)
+_WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.builds(
+        Entry,
+        title=_NAME,
+        slug=st.from_regex(r"[a-z0-9][a-z0-9-]{0,30}", fullmatch=True),
+        author=_NAME,
+        topics=st.lists(_NAME, min_size=1, max_size=3),
+        summary=_TEXT.map(lambda value: store.clean_text(value).strip()),
+        published_at=_WHEN,
+        updated_at=st.none() | _WHEN,
+        draft=st.booleans(),
+        featured=st.booleans(),
+        editors_pick=st.booleans(),
+        image_alt=st.none() | _NAME,
+        body=st.text(max_size=200).map(canonical_body),
+    )
+)
+def test_any_entry_survives_writing_and_reading(entry):
+    """Whatever the text holds (quotes, colons, odd Unicode), a written file reads back as is."""
+    data = write_post(entry).encode()
+    parsed = read_post(data, "x.md")
+    assert parsed.problems == []
+    assert parsed.entry == entry
+    assert write_post(parsed.entry).encode() == data

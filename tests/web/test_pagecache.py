@@ -1,0 +1,314 @@
+"""Kept pages: served compressed and never stale after a save, a scheduled time or an import."""
+
+from __future__ import annotations
+
+import gzip
+from datetime import timedelta
+from pathlib import Path
+
+import brotli
+import sqlalchemy as sa
+
+from blog import sitestate
+from blog.extensions import db
+from blog.models import Post, SiteState, utcnow
+from blog.web import pagecache
+from tests.conftest import count_queries
+
+
+def test_a_kept_page_costs_one_statement_and_comes_compressed(app, client, posts):
+    """The second request for a page reads only the state row and gets the same bytes."""
+    posts.create(3)
+    first = client.get("/", headers={"Accept-Encoding": "br"})
+    with count_queries(app) as statements:
+        again = client.get("/", headers={"Accept-Encoding": "br"})
+    assert len(statements) == 1
+    assert again.headers["Content-Encoding"] == "br"
+    plain = client.get("/").get_data()
+    assert brotli.decompress(again.get_data()) == plain
+    assert brotli.decompress(first.get_data()) == plain
+    zipped = client.get("/", headers={"Accept-Encoding": "gzip"})
+    assert gzip.decompress(zipped.get_data()) == plain
+    assert "Accept-Encoding" in again.headers["Vary"] and "HX-Request" in again.headers["Vary"]
+    assert again.headers["ETag"] == first.headers["ETag"]
+
+
+def test_a_save_is_seen_at_once(app, client, posts):
+    """Editing a post's title changes every kept page that shows it."""
+    [slug] = posts.create(1, title="Before")
+    assert "Before" in client.get("/").get_data(as_text=True)
+    assert "Before" in client.get(f"/posts/{slug}").get_data(as_text=True)
+    with app.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.title = "After"
+        db.session.commit()
+    assert "After" in client.get("/").get_data(as_text=True)
+    assert "After" in client.get(f"/posts/{slug}").get_data(as_text=True)
+
+
+def test_a_scheduled_post_appears_when_its_time_comes(app, client, posts):
+    """A post scheduled for later shows up on kept pages as soon as its time passes."""
+    posts.create(2)
+    [slug] = posts.create(1, title="Later on", published_at=utcnow() + timedelta(hours=3))
+    assert "Later on" not in client.get("/").get_data(as_text=True)
+    due = utcnow() - timedelta(seconds=1)
+    with app.app_context(), db.engine.begin() as connection:  # time passes: no write by the app
+        connection.execute(
+            sa.update(Post.__table__).where(Post.__table__.c.slug == slug).values(published_at=due)
+        )
+        connection.execute(sa.update(SiteState.__table__).values(next_publish_at=due))
+    home = client.get("/").get_data(as_text=True)
+    assert "Later on" in home and "Showing 3 of 3 posts" in home
+    with app.app_context():
+        state = db.session.get(SiteState, 1)
+        assert state.live_count == 3 and state.next_publish_at is None
+
+
+def test_an_import_is_seen_at_once(app, client, runner, posts, tmp_path: Path):
+    """Posts brought in by `posts import` appear on kept pages straight away."""
+    posts.create(1)
+    assert "Imported today" not in client.get("/").get_data(as_text=True)
+    (tmp_path / "imported.md").write_text(
+        "---\ntitle: Imported today\ndate: 2024-05-01\ntopics: [Databases]\n---\n\nHello.\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(args=["posts", "import", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Imported today" in client.get("/").get_data(as_text=True)
+
+
+def test_live_count_follows_every_write(app, client, posts):
+    """The state row's live count matches the posts readers can see after each change."""
+    slugs = posts.create(4)
+    posts.create(1, published_at=None)
+    with app.app_context():
+        assert db.session.get(SiteState, 1).live_count == 4
+        db.session.execute(sa.delete(Post).where(Post.slug == slugs[0]))
+        db.session.commit()
+        assert db.session.get(SiteState, 1).live_count == 3
+    assert "Showing 3 of 3 posts" in client.get("/").get_data(as_text=True)
+
+
+def test_pages_are_not_kept_when_turned_off(app, client, posts):
+    """PAGE_CACHE=off renders every request (for measuring cold renders)."""
+    posts.create(2)
+    app.config["PAGE_CACHE"] = False
+    rendered, stop = _renders(app)
+    try:
+        client.get("/")
+        with count_queries(app) as statements:
+            client.get("/")
+    finally:
+        app.config["PAGE_CACHE"] = True
+        stop()
+    assert rendered == ["public/listing.html"] * 2
+    assert len(statements) == 1  # the state row and the page, read together
+
+
+# --- KeptPages: the WSGI wrapper that answers kept pages before Flask runs --------------------
+
+REQUESTS = [
+    ("/", {}),
+    ("/", {"Accept-Encoding": "gzip"}),
+    ("/", {"Accept-Encoding": "gzip, br"}),
+    ("/?page=2", {"HX-Request": "true", "HX-Target": "post-list", "Accept-Encoding": "br"}),
+    ("/topics/databases", {"HX-Request": "true", "HX-Target": "all-posts"}),
+]
+
+
+def _renders(app):
+    """A list that fills with the name of every template the app renders."""
+    from flask import template_rendered
+
+    rendered: list[str] = []
+
+    def record(_sender, template, **_extra):
+        rendered.append(template.name)
+
+    template_rendered.connect(record, app)
+    return rendered, lambda: template_rendered.disconnect(record, app)
+
+
+def _sent(response):
+    """What a client receives: status, headers (as a set) and body."""
+    return response.status_code, set(response.headers.items()), response.get_data()
+
+
+def test_kept_pages_are_sent_exactly_as_rendered(app, client, posts):
+    """A page from memory matches the rendered one byte for byte, header for header."""
+    posts.topics("Databases")
+    posts.create(14, topics=("Databases",))
+    [slug] = posts.create(1, topics=("Databases",))
+    for path, headers in [*REQUESTS, (f"/posts/{slug}", {"Accept-Encoding": "br"})]:
+        pagecache.clear()
+        rendered = _sent(client.get(path, headers=headers))
+        with count_queries(app) as statements:
+            kept = _sent(client.get(path, headers=headers))
+        assert kept == rendered, path
+        assert len(statements) == 1, (path, statements)
+        head = client.head(path, headers=headers)
+        assert (head.status_code, head.get_data()) == (200, b"")
+        assert head.headers["Content-Length"] == str(len(rendered[2]))
+
+
+def test_kept_pages_answer_conditional_requests(app, client, posts):
+    """A client holding the kept page gets a 304 from memory with the page's validators."""
+    posts.create(2)
+    first = client.get("/")
+    rendered, stop = _renders(app)
+    try:
+        again = client.get("/", headers={"If-None-Match": first.headers["ETag"]})
+        since = client.get("/", headers={"If-Modified-Since": first.headers["Last-Modified"]})
+        star = client.get("/", headers={"If-None-Match": "*"})
+    finally:
+        stop()
+    for answer in (again, since):
+        assert answer.status_code == 304 and answer.get_data() == b""
+        assert answer.headers["ETag"] == first.headers["ETag"]
+        assert answer.headers["Cache-Control"] == first.headers["Cache-Control"]
+        assert "Content-Type" not in answer.headers
+    assert star.status_code == 200  # "*" is answered by a render, as the views answer it
+    assert rendered == ["public/listing.html"]
+
+
+def test_requests_with_credentials_are_never_served_from_memory(app, client, posts):
+    """A session cookie means a possible editor: Flask renders the page every time."""
+    posts.create(2)
+    client.get("/")
+    client.set_cookie("session", "not-a-signed-in-editor")
+    rendered, stop = _renders(app)
+    try:
+        private = client.get("/")
+        client.get("/")
+    finally:
+        stop()
+    assert rendered == ["public/listing.html"] * 2
+    assert "private" in private.headers["Cache-Control"]
+
+
+def test_a_write_by_another_process_is_seen_at_once(app, client, posts, database_url):
+    """Kept pages check the shared version on every request, so no server shows old data."""
+    from blog import create_app
+
+    [slug] = posts.create(1, title="Old words")
+    assert "Old words" in client.get("/").get_data(as_text=True)
+    other = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url})
+    with other.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.title = "New words"
+        db.session.commit()
+        db.engine.dispose()
+    assert "New words" in client.get("/").get_data(as_text=True)
+
+
+def test_a_failed_version_read_falls_back_to_rendering(app, client, posts, monkeypatch):
+    """If the state row cannot be read before Flask, Flask answers as it always does."""
+    posts.create(1, title="Still here")
+    client.get("/")
+    broken = sa.select(sa.literal_column("no_such_column")).select_from(SiteState.__table__)
+    monkeypatch.setattr(sitestate, "READ", broken)
+    rendered, stop = _renders(app)
+    try:
+        page = client.get("/")
+    finally:
+        stop()
+    assert page.status_code == 200 and "Still here" in page.get_data(as_text=True)
+    assert rendered == ["public/listing.html"]
+    monkeypatch.undo()  # the failed connection was dropped; the next read opens another
+    with count_queries(app) as statements:
+        assert client.get("/").get_data() == page.get_data()
+    assert len(statements) == 1
+
+
+def test_kept_pages_work_in_a_new_thread_outside_any_app_context(app, posts):
+    """A threaded server may answer the next request on a thread that has not read yet,
+    with no Flask context around the wrapper."""
+    import threading
+
+    from werkzeug.test import Client
+
+    posts.create(1, title="Served by a server")
+    server = Client(app.wsgi_app)  # the wrapped WSGI callable, as a server calls it
+    pagecache.clear()
+    first = server.get("/")
+    answers = []
+    with count_queries(app) as statements:
+        thread = threading.Thread(target=lambda: answers.append(server.get("/")))
+        thread.start()
+        thread.join()
+    [again] = answers
+    assert first.status_code == again.status_code == 200
+    assert again.get_data() == first.get_data() and "Served by a server" in again.text
+    assert len(statements) == 1
+
+
+def test_reader_reads_hand_back_transactional_connections(app, posts):
+    """The reader path runs in autocommit; the pool must not pass that on to ORM sessions."""
+    from blog import hotreads
+
+    posts.create(1)
+    with app.app_context():
+        for _ in range(3):
+            hotreads.fetch(sitestate.READ)
+            driver = db.session.connection().connection.driver_connection
+            if db.engine.dialect.name == "sqlite":
+                assert driver.isolation_level is None  # BEGIN is sent by blog/database.py
+                assert db.session.connection().in_transaction()
+            else:
+                assert driver.autocommit is False
+            db.session.rollback()
+
+
+def test_a_dropped_reader_connection_is_replaced(app, client, posts):
+    """A server restart drops kept reader connections; the next read opens a new one."""
+    import pytest
+
+    with app.app_context():
+        if db.engine.dialect.name == "sqlite":
+            pytest.skip("only a database server can drop a connection")
+    posts.create(1, title="Still readable")
+    client.get("/")  # the reader connections are open now
+    pagecache.clear()
+    with app.app_context():
+        killed = db.session.scalar(
+            sa.text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE pid <> pg_backend_pid() AND datname = current_database()"
+            )
+        )
+        db.session.commit()
+    assert killed >= 1
+    page = client.get("/")
+    assert page.status_code == 200 and "Still readable" in page.get_data(as_text=True)
+
+
+def test_apps_in_one_process_keep_their_own_pages(app, client, posts, database_url):
+    """Two apps on one database (other settings) never answer with each other's pages."""
+    from blog import create_app
+
+    posts.create(1)
+    assert "Fieldnotes" in client.get("/").get_data(as_text=True)
+    other = create_app(
+        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url, "SITE_NAME": "Elsewhere"}
+    )
+    for _ in range(2):
+        page = other.test_client().get("/").get_data(as_text=True)
+        assert "Elsewhere" in page and "<title>Fieldnotes" not in page
+    assert "<title>Fieldnotes" in client.get("/").get_data(as_text=True)
+    with other.app_context():
+        db.engine.dispose()
+
+
+def test_reader_connections_left_idle_after_a_burst_are_bounded(app):
+    """A burst of concurrent reads may open many connections; only a few stay open after."""
+    from blog import hotreads
+
+    reads = hotreads.reads(app)
+    with app.app_context():
+        engine = db.engine
+    burst = [reads._connection(engine) for _ in range(hotreads.MAX_IDLE + 5)]
+    for connection in burst:
+        reads._release(connection)
+    assert len(reads.idle) == hotreads.MAX_IDLE
+    while reads.idle:  # leave the app as other tests expect it
+        reads.idle.pop()[1].close()
