@@ -170,6 +170,16 @@ class Post(db.Model):
         return was_revised(self.published_at, self.updated_at)
 
 
+def live(now: datetime | None = None) -> sa.ColumnElement[bool]:
+    """What readers see: published posts whose publish time has come (as of `now`)."""
+    return sa.and_(Post.status == PUBLISHED, Post.published_at <= (now or utcnow()))
+
+
+def scheduled(now: datetime | None = None) -> sa.ColumnElement[bool]:
+    """Published posts whose publish time is still to come: they go live by themselves."""
+    return sa.and_(Post.status == PUBLISHED, Post.published_at > (now or utcnow()))
+
+
 class SiteState(db.Model):
     """One row whose version every write to the post store bumps (for caches and ETags)."""
 
