@@ -27,7 +27,7 @@ from blog.authoring import store
 from blog.authoring.forms import ConfirmForm, PostForm, topic_names
 from blog.authoring.images import ImageError, image_by_hash, image_url, store_image
 from blog.extensions import csrf, db, login_manager
-from blog.models import DRAFT, PUBLISHED, Author, Image, Post, Topic, utcnow
+from blog.models import DRAFT, PUBLISHED, Author, Image, Post, Topic, live, scheduled, utcnow
 from blog.web import htmx
 from blog.web.errors import TITLES
 
@@ -47,12 +47,11 @@ ALERT_TARGET = "#editor-alert"
 
 def _state_filter(state: str) -> sa.ColumnElement[bool]:
     """The SQL condition for one of the list's quick filters."""
-    now = utcnow()
     if state == DRAFT:
         return Post.status == DRAFT
     if state == store.SCHEDULED:
-        return sa.and_(Post.status == PUBLISHED, Post.published_at > now)
-    return sa.and_(Post.status == PUBLISHED, Post.published_at <= now)
+        return scheduled()
+    return live()
 
 
 def posts_in(state: str) -> list[Post]:

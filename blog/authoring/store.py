@@ -156,10 +156,13 @@ class PostFields:
 
 
 def state_of(post: Post, now: datetime | None = None) -> str:
-    """What readers get: `draft`, `scheduled` (published with a future date) or `published`."""
-    if post.status != PUBLISHED:
+    """What readers get: `draft`, `scheduled` (published with a future date) or `published`.
+
+    The rule of `blog.models.live` and `scheduled`, for one post already loaded.
+    """
+    if post.status != PUBLISHED or post.published_at is None:
         return DRAFT
-    if post.published_at is not None and post.published_at > (now or utcnow()):
+    if post.published_at > (now or utcnow()):
         return SCHEDULED
     return PUBLISHED
 
@@ -233,6 +236,15 @@ def _apply(post: Post, fields: PostFields, now: datetime) -> None:
     post.modified_at = now
 
 
+def _address_was_public(post: Post, now: datetime) -> bool:
+    """True once the post's publish time has passed, even if it went back to draft since.
+
+    Broader than `live` on purpose: readers may hold links to an unpublished post's address,
+    and they should lead to its new one when it is published again.
+    """
+    return post.published_at is not None and post.published_at <= now
+
+
 def create_post(fields: PostFields) -> Post:
     """Add an editor's new post to the session (not committed)."""
     problem = slug_problem(fields.slug, None)
@@ -258,7 +270,7 @@ def update_post(post: Post, fields: PostFields, *, based_on: int) -> None:
         problem = slug_problem(fields.slug, post)
         if problem:
             raise SlugTaken(problem)
-        if post.published_at is not None and post.published_at <= now:
+        if _address_was_public(post, now):
             db.session.add(SlugRedirect(old_slug=post.slug, post=post))
         db.session.execute(
             sa.delete(SlugRedirect).where(
