@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import click
 import sqlalchemy as sa
 from flask import Flask
@@ -12,7 +10,7 @@ from flask.cli import AppGroup
 from blog.authoring.accounts import editors
 from blog.database import begin_write
 from blog.extensions import db
-from blog.models import Post, utcnow
+from blog.models import Post
 
 demo = AppGroup("demo", help="Demo content for trying the blog out.")
 posts = AppGroup("posts", help="Work on posts in bulk: render, import, export.")
@@ -21,33 +19,21 @@ posts = AppGroup("posts", help="Work on posts in bulk: render, import, export.")
 @demo.command("load")
 def demo_load() -> None:
     """Load the demo topics, authors and posts into an empty database."""
-    from blog import demo_data
-    from blog.authoring import store
+    from blog.transfer import demo as demo_content
+    from blog.transfer.files import ImportRefused
 
-    begin_write()
-    existing = db.session.scalar(sa.select(sa.func.count(Post.id))) or 0
-    if existing:
-        click.echo(f"The database already holds {existing} posts; demo content not loaded.")
+    try:
+        done = demo_content.load_demo()
+    except ImportRefused as refused:
+        for problem in refused.problems:
+            click.echo(str(problem), err=True)
+        raise click.ClickException(
+            f"{len(refused.problems)} problem(s) in the demo files; nothing was loaded."
+        ) from None
+    if done.existing:
+        click.echo(f"The database already holds {done.existing} posts; demo content not loaded.")
         return
-    topics = {slug: store.topic_named(name, slug) for name, slug in demo_data.TOPICS}
-    now = utcnow().replace(second=0, microsecond=0)
-    for entry in demo_data.POSTS:
-        published = now - timedelta(days=entry["days_ago"], hours=entry["days_ago"] % 7)
-        updated = entry.get("updated_days_ago")
-        store.new_post(
-            title=entry["title"],
-            slug=entry["slug"],
-            body=entry["body"],
-            summary=entry["summary"],
-            author=store.author_named(entry["author"]),
-            topics=[topics[slug] for slug in entry["topics"]],
-            published_at=published,
-            updated_at=now - timedelta(days=updated) if updated is not None else None,
-            featured=entry["featured"],
-            editors_pick=entry["editors_pick"],
-        )
-    db.session.commit()
-    click.echo(f"Loaded {len(demo_data.POSTS)} posts over {len(topics)} topics.")
+    click.echo(f"Loaded {done.posts} posts over {done.topics} topics.")
 
 
 @posts.command("rerender")
