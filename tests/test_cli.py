@@ -7,7 +7,8 @@ from bs4 import BeautifulSoup
 
 from blog import markup
 from blog.extensions import db
-from blog.models import Post
+from blog.models import Post, utcnow
+from blog.transfer import demo
 
 
 def test_posts_rerender_refreshes_stale_renders(app, runner, posts):
@@ -50,12 +51,13 @@ def test_stored_toc_only_for_three_sections(app, posts):
 
 
 def test_demo_load_fills_an_empty_database_once(app, runner, client):
-    """demo load creates a full listing, then refuses to duplicate it."""
+    """demo load imports every file of demo/ as a live post, then refuses to duplicate them."""
     result = runner.invoke(args=["demo", "load"])
     assert result.exit_code == 0, result.output
     with app.app_context():
         published = db.session.scalars(sa.select(Post).where(Post.status == "published")).all()
-        assert len(published) >= 60
+        assert len(published) == len(demo.post_files()) >= 60
+        assert all(post.published_at <= utcnow() for post in published)
         assert sum(post.featured for post in published) == 1
         assert sum(post.editors_pick for post in published) >= 4
         topics = {topic.slug for post in published for topic in post.topics}

@@ -1,0 +1,203 @@
+"""The demo content: its files read cleanly and `demo load` imports them dated up to today."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from bs4 import BeautifulSoup
+
+from blog.extensions import db
+from blog.models import Post, Topic, live, utcnow
+from blog.transfer import demo
+from blog.transfer.files import ImportRefused
+from blog.transfer.frontmatter import Entry, write_post
+
+EXAMPLE_IMAGE = Path(__file__).parents[1] / "data" / "transfer" / "images" / "vacuum-gauge.png"
+FILES = demo.post_files()
+
+
+def demo_entries() -> dict[str, Entry]:
+    """The demo posts as their files give them, by slug."""
+    return {post.entry.slug: post.entry for post in demo.read_demo()}
+
+
+def stored_posts() -> dict[str, Post]:
+    """Every stored post by slug."""
+    return {post.slug: post for post in db.session.scalars(sa.select(Post))}
+
+
+def test_the_demo_has_a_full_site_of_posts():
+    """Enough posts for several listing pages, with a featured post and editor's picks."""
+    entries = list(demo_entries().values())
+    assert len(entries) == len(FILES) >= 60
+    assert sum(entry.featured for entry in entries) == 1
+    assert sum(entry.editors_pick for entry in entries) >= 4
+    assert sum(entry.updated_at is not None for entry in entries) >= 4
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
+def test_every_demo_file_reads_cleanly(path):
+    """Each file is named after its slug, sets every field the cards show, and is stable."""
+    (post,) = [post for post in demo.read_demo() if post.path == path]
+    entry = post.entry
+    assert path.name == f"{entry.slug}.md"
+    assert entry.title and entry.author and entry.topics and entry.summary and entry.body
+    assert entry.published_at is not None and not entry.draft
+    assert entry.updated_at is None or entry.updated_at > entry.published_at
+    assert write_post(entry) == path.read_text(encoding="utf-8")
+
+
+def test_topics_file_names_every_demo_topic_once():
+    """topics.txt holds exactly the topics the posts use, each once."""
+    order = demo.topic_order()
+    used = {name for entry in demo_entries().values() for name in entry.topics}
+    assert len(order) == len(set(order))
+    assert set(order) == used
+
+
+def test_demo_load_imports_every_field(app, runner):
+    """Every post arrives with its file's title, author, topics, flags, summary and body."""
+    result = runner.invoke(args=["demo", "load"])
+    assert result.exit_code == 0, result.output
+    entries = demo_entries()
+    topics = {name for entry in entries.values() for name in entry.topics}
+    assert result.output.strip() == f"Loaded {len(entries)} posts over {len(topics)} topics."
+    with app.app_context():
+        stored = stored_posts()
+        assert stored.keys() == entries.keys()
+        for slug, entry in entries.items():
+            post = stored[slug]
+            assert post.status == "published"
+            assert post.title == entry.title
+            assert post.author.name == entry.author
+            assert [topic.name for topic in post.topics] == entry.topics
+            assert post.summary == entry.summary
+            assert post.body_markdown == entry.body
+            assert (post.featured, post.editors_pick) == (entry.featured, entry.editors_pick)
+            assert post.body_html and post.excerpt
+        filter_order = db.session.scalars(sa.select(Topic.name).order_by(Topic.position))
+        assert list(filter_order) == demo.topic_order()
+
+
+def test_demo_load_dates_the_newest_post_today_and_keeps_the_gaps(app, runner):
+    """Every date moves by one amount: the newest post goes live this minute, in UTC."""
+    before = utcnow().replace(second=0, microsecond=0)
+    assert runner.invoke(args=["demo", "load"]).exit_code == 0
+    after = utcnow()
+    entries = demo_entries()
+    newest_in_files = max(entry.published_at for entry in entries.values())
+    with app.app_context():
+        newest = db.session.scalars(
+            sa.select(Post).where(live()).order_by(Post.published_at.desc())
+        ).first()
+        assert newest.published_at.date() == after.date()
+        assert before <= newest.published_at <= after
+        assert db.session.scalar(sa.select(sa.func.count(Post.id)).where(live())) == len(entries)
+        for slug, post in stored_posts().items():
+            entry = entries[slug]
+            assert newest.published_at - post.published_at == newest_in_files - entry.published_at
+            if entry.updated_at is None:
+                assert post.updated_at is None
+            else:
+                assert post.updated_at - post.published_at == entry.updated_at - entry.published_at
+
+
+def test_load_demo_puts_the_newest_post_at_the_given_time(app):
+    """`now` is where the newest post lands, to the minute."""
+    now = datetime(2031, 5, 17, 8, 42, 39)
+    with app.app_context():
+        done = demo.load_demo(now=now)
+        newest = db.session.scalar(sa.select(sa.func.max(Post.published_at)))
+    assert done.posts == len(FILES)
+    assert newest == datetime(2031, 5, 17, 8, 42)
+
+
+def test_demo_load_twice_does_not_duplicate(app, runner, client):
+    """The second run refuses and changes nothing; the home page lists the demo posts."""
+    assert runner.invoke(args=["demo", "load"]).exit_code == 0
+    with app.app_context():
+        first = {slug: post.published_at for slug, post in stored_posts().items()}
+    again = runner.invoke(args=["demo", "load"])
+    assert again.exit_code == 0, again.output
+    assert again.output.strip() == (
+        f"The database already holds {len(first)} posts; demo content not loaded."
+    )
+    with app.app_context():
+        assert {slug: post.published_at for slug, post in stored_posts().items()} == first
+    home = client.get("/")
+    assert home.status_code == 200
+    page = BeautifulSoup(home.get_data(as_text=True), "html.parser")
+    entries = demo_entries().values()
+    newest = max(entries, key=lambda entry: entry.published_at)
+    shown = {link.get_text(strip=True) for link in page.select(".card-title a")}
+    assert newest.title in shown
+    assert shown <= {entry.title for entry in entries}
+
+
+def test_demo_load_leaves_a_database_with_posts_alone(app, runner, posts):
+    """One post of the editors' own is enough for the demo to stay out."""
+    posts.create(1)
+    result = runner.invoke(args=["demo", "load"])
+    assert result.exit_code == 0, result.output
+    assert "already holds 1 posts; demo content not loaded" in result.output
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 1
+
+
+def test_a_broken_demo_file_loads_nothing(app, tmp_path):
+    """A file with a problem refuses the whole demo, names the demo's file, keeps no topic."""
+    for path in FILES[:3]:
+        shutil.copy(path, tmp_path)
+    shutil.copy(demo.DEMO_FOLDER / demo.TOPICS_FILE, tmp_path)
+    broken = tmp_path / FILES[0].name
+    broken.write_text(broken.read_text().replace("\ndate:", "\ndated:", 1))
+    with app.app_context():
+        with pytest.raises(ImportRefused) as refused:
+            demo.load_demo(tmp_path)
+        assert [problem.path for problem in refused.value.problems] == [str(broken)] * 2
+        assert db.session.scalar(sa.select(sa.func.count(Topic.id))) == 0
+        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 0
+
+
+def test_demo_images_travel_with_their_posts(app, tmp_path):
+    """An image beside a demo file is copied along and imported with the post."""
+    (tmp_path / "images").mkdir()
+    shutil.copy(EXAMPLE_IMAGE, tmp_path / "images" / "gauge.png")
+    entry = Entry(
+        title="A gauge",
+        slug="a-gauge",
+        author="Ada Example",
+        topics=["Databases"],
+        published_at=datetime(2020, 1, 1),
+        image="images/gauge.png",
+        image_alt="A gauge",
+        body="Text.",
+    )
+    (tmp_path / "a-gauge.md").write_text(write_post(entry))
+    (tmp_path / demo.README).write_text("# Not a post\n")
+    with app.app_context():
+        assert demo.load_demo(tmp_path).posts == 1
+        post = db.session.scalar(sa.select(Post))
+        assert post.image is not None and post.image.content_type == "image/png"
+        assert post.published_at.date() == utcnow().date()
+
+
+def test_date_shift_moves_every_date_alike():
+    """Drafts and dateless fields stay as they are; the newest published date lands on `now`."""
+    old = Entry(title="Old", slug="old", published_at=datetime(2020, 1, 1))
+    new = Entry(
+        title="New", slug="new", published_at=datetime(2020, 3, 1), updated_at=datetime(2020, 4, 1)
+    )
+    draft = Entry(title="Draft", slug="draft", draft=True, published_at=datetime(2021, 1, 1))
+    now = datetime(2030, 3, 1, 12, 30)
+    by = demo.date_shift([old, new, draft], now)
+    assert by == now - datetime(2020, 3, 1)
+    assert demo.shifted(new, by).published_at == now
+    assert demo.shifted(new, by).updated_at == now + timedelta(days=31)
+    assert demo.shifted(old, by).published_at == now - timedelta(days=60)
+    assert demo.shifted(Entry(title="D", slug="d", draft=True), by).published_at is None
+    assert demo.date_shift([draft], now) == timedelta(0)
