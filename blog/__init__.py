@@ -35,7 +35,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from blog.authoring import auth, editor, images
     from blog.extensions import db, htmx, migrate
     from blog.reading import feeds, pictures, search, seo, views
-    from blog.web import caching, errors, pagecache, security, templating
+    from blog.web import errors, headers, pagecache, security, static, templating, versions
 
     database.settle_engine_options(app.config)
     db.init_app(app)
@@ -49,7 +49,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     security.init_app(app)
     errors.init_app(app)
     cli.init_app(app)
-    caching.init_app(app)
+    versions.init_app(app)
+    headers.init_app(app)
+    static.init_app(app)
     seo.init_app(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(pictures.bp)
@@ -59,8 +61,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     auth.init_app(app)
     editor.init_app(app)
     app.register_blueprint(images.bp)
-    pagecache.init_app(app)
+    # The WSGI layers around Flask, innermost first: responses that set a cookie are marked
+    # no-store once every cookie is known; kept pages are answered before Flask runs; the
+    # proxy fix, outermost, tells both the client's real scheme and address.
+    wsgi: Any = headers.NoStoreWithCookies(app.wsgi_app)
+    wsgi = pagecache.init_app(app, wsgi, views.KEPT_ROUTES)
     if app.config["TRUSTED_PROXIES"]:
         hops = app.config["TRUSTED_PROXIES"]
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
+        wsgi = ProxyFix(wsgi, x_for=hops, x_proto=hops)
+    app.wsgi_app = wsgi  # type: ignore[method-assign]
     return app

@@ -69,7 +69,7 @@ class Config:
 
     POSTS_PER_PAGE = 12
     PICKS_COUNT = 4
-    # Query strings longer than this are refused with 414 before any view runs.
+    # Query strings longer than this are refused with 400 before any view runs.
     MAX_QUERY_STRING = 2048
 
     # Editors' session cookie: out of scripts' reach, not sent on cross-site posts, and
@@ -100,9 +100,9 @@ class Config:
     # Response compression (Flask-Compress): brotli when the client takes it, else gzip, at
     # moderate levels that keep compression cheap per request.
     # Rendered public pages kept per process until the next write (PAGE_CACHE=off turns it
-    # off); kept pages are compressed once, so at a higher brotli level than live responses.
+    # off), at most PAGE_CACHE_MB megabytes of them per process.
     PAGE_CACHE = _env("PAGE_CACHE", "on").lower() not in {"0", "off", "false", "no"}
-    PAGE_CACHE_BR_LEVEL = _env_int("PAGE_CACHE_BR_LEVEL", 9, 0, 11)
+    PAGE_CACHE_MB = _env_int("PAGE_CACHE_MB", 32, 1, 65_536)
     COMPRESS_ALGORITHM = ["br", "gzip"]
     COMPRESS_ALGORITHM_STREAMING = ["br", "gzip"]
     COMPRESS_BR_LEVEL = _env_int("COMPRESS_BR_LEVEL", 4, 0, 11)

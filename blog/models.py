@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -51,8 +50,6 @@ class Topic(db.Model):
     name: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
     slug: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
     position: so.Mapped[int] = so.mapped_column(default=0)
-    # Live posts carrying the topic, kept current by every write (see blog/listing.py).
-    live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
 
     def __repr__(self) -> str:
         return f"<Topic {self.slug}>"
@@ -181,47 +178,18 @@ def scheduled(now: datetime | None = None) -> sa.ColumnElement[bool]:
 
 
 class SiteState(db.Model):
-    """One row whose version every write to the post store bumps (for caches and ETags)."""
+    """One row whose version every write to reader-visible rows bumps (for caches and ETags).
+
+    It also records when the next scheduled post goes live, so the first request after that
+    moment moves the version on (blog/web/versions.py).
+    """
 
     __tablename__ = "site_state"
 
     id: so.Mapped[int] = so.mapped_column(primary_key=True)
     version: so.Mapped[int] = so.mapped_column(sa.BigInteger, default=1)
     changed_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
-    # Kept current by every write (blog/caching.py) so readers never count posts: how many
-    # posts are live, and when the next scheduled one goes live (the version moves then too).
-    live_count: so.Mapped[int] = so.mapped_column(default=0, server_default="0")
     next_publish_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
-    # The topic filter: [id, name, slug, live count, position] for each topic with live
-    # posts, so a reader's one read of this row brings it (see blog/sitestate.py).
-    topic_filter: so.Mapped[list[list[Any]] | None] = so.mapped_column(sa.JSON)
-
-
-class ListingAnchor(db.Model):
-    """The first post of every page of the listing (topic 0) and of each topic's listing.
-
-    Rebuilt by every write, so a page is found by an index seek instead of an OFFSET scan
-    that grows with the page number.
-    """
-
-    __tablename__ = "listing_anchors"
-
-    topic_id: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
-    page: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
-    published_at: so.Mapped[datetime] = so.mapped_column(sa.DateTime)
-    post_id: so.Mapped[int] = so.mapped_column()
-
-
-class ListingSlot(db.Model):
-    """The home page's featured post (slot 0) and editor's picks (slots 1 up, newest first).
-
-    Rebuilt by every write, so the listing reads them in the same statement as its page.
-    """
-
-    __tablename__ = "listing_slots"
-
-    slot: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
-    post_id: so.Mapped[int] = so.mapped_column()
 
 
 class SlugRedirect(db.Model):

@@ -64,7 +64,7 @@ def test_state_row_moves_to_slots_and_a_stored_topic_filter_and_back(tmp_path):
         ):
             db.session.execute(sa.text(statement))
         db.session.commit()
-        flask_migrate.upgrade()
+        flask_migrate.upgrade(revision="0008_stored_topic_filter")
         slots = db.session.execute(sa.text("SELECT slot, post_id FROM listing_slots ORDER BY slot"))
         assert slots.all() == [(0, 7), (1, 9), (2, 4), (3, 12)]
         stored = db.session.scalar(sa.text("SELECT topic_filter FROM site_state"))
@@ -73,5 +73,24 @@ def test_state_row_moves_to_slots_and_a_stored_topic_filter_and_back(tmp_path):
         flask_migrate.downgrade(revision="0006_listing_anchors")
         row = db.session.execute(sa.text("SELECT featured_id, pick_ids FROM site_state")).one()
         assert tuple(row) == (7, "9,4,12")
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_plain_listing_drops_the_kept_listing_and_can_go_back(tmp_path):
+    """0010 drops the page anchors, slot rows and kept counts; its downgrade brings the
+    tables back, empty, with a passed publish time so the old code rebuilds them."""
+    app = create_app(
+        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'plain.db'}"}
+    )
+    with app.app_context():
+        flask_migrate.upgrade()
+        names = set(sa.inspect(db.engine).get_table_names())
+        assert not {"listing_anchors", "listing_slots"} & names
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("site_state")}
+        assert not {"live_count", "topic_filter"} & columns
+        flask_migrate.downgrade(revision="0008_stored_topic_filter")
+        names = set(sa.inspect(db.engine).get_table_names())
+        assert {"listing_anchors", "listing_slots"} <= names
         db.session.remove()
         db.engine.dispose()

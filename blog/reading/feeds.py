@@ -22,7 +22,7 @@ from blog.reading.seo import (
     post_urls,
     xml_safe,
 )
-from blog.web import caching
+from blog.web import headers, validators
 
 bp = Blueprint("feeds", __name__)
 
@@ -116,8 +116,8 @@ def build_feed(posts: Sequence[Post], kind: str, topic: Topic | None = None) -> 
 def _feed(kind: str, slug: str | None) -> Response:
     """Answer a feed request: 304 when unchanged, else the rendered feed."""
     mimetype = MIMETYPES[kind]
-    check = caching.validator("feed", kind, slug)
-    early = caching.not_modified(check, mimetype=mimetype)
+    check = validators.validator("feed", kind, slug)
+    early = validators.not_modified(check, mimetype=mimetype)
     if early is not None:
         return early
     topic = None
@@ -126,7 +126,7 @@ def _feed(kind: str, slug: str | None) -> Response:
         if topic is None:
             abort(404, description="There is no topic by that name.")
     body = build_feed(listing.newest_posts(FEED_SIZE, topic), kind, topic)
-    return caching.cacheable(Response(body, mimetype=mimetype), check)
+    return headers.cacheable(Response(body, mimetype=mimetype), check)
 
 
 @bp.get("/feed.<any(atom, rss):kind>")

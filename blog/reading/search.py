@@ -20,12 +20,11 @@ from flask.wrappers import Response
 from markupsafe import Markup, escape
 from sqlalchemy.dialects import postgresql as pg
 
-from blog import cards
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, PostTopic, Topic, utcnow
+from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled
 from blog.reading import listing
-from blog.reading.views import _page_number
-from blog.web import caching, htmx
+from blog.web import headers, htmx, validators
+from blog.web.params import page_number
 
 bp = Blueprint("search", __name__)
 
@@ -217,10 +216,9 @@ class _SQLite(_Engine):
     def _conditions(self, terms: Sequence[Term], topic: Topic | None) -> list:
         # The index holds published posts only; hide those whose publish time is still ahead
         # (two index ranges: an OR here would make SQLite walk every published post).
-        published = sa.select(Post.id).where(Post.status == PUBLISHED)
         hidden = sa.union_all(
-            published.where(Post.published_at > utcnow()),
-            published.where(Post.published_at.is_(None)),
+            sa.select(Post.id).where(scheduled()),
+            sa.select(Post.id).where(Post.status == PUBLISHED, Post.published_at.is_(None)),
         )
         conditions = [FTS_NAME.op("MATCH")(_fts5_match(terms)), FTS_TABLE.c.rowid.not_in(hidden)]
         if topic is not None:
@@ -306,7 +304,7 @@ class _PostgreSQL(_Engine):
         self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
     ) -> Ranked:
         query = _tsquery(terms)
-        conditions = [PG_VECTOR.op("@@")(query), listing.live()]
+        conditions = [PG_VECTOR.op("@@")(query), live()]
         if topic is not None:
             conditions.append(_in_topic(Post.id, topic))
         # Every matching id (for the count), then the latest added up to the cap (to rank).
@@ -425,7 +423,8 @@ def search_posts(
     found = engine.ranked_page(terms, topic, per_page, (number - 1) * per_page)
     if not found.ids:
         return Results(listing.Page([], number, per_page, found.ranked), found.total)
-    by_id = cards.by_ids(db.session.connection(), found.ids)
+    query = sa.select(Post).where(Post.id.in_(found.ids)).options(*listing.CARD_OPTIONS)
+    by_id = {post.id: post for post in db.session.scalars(query)}
     ellipses = isinstance(engine, _PostgreSQL)
     snippets = {}
     for post_id, body in db.session.execute(engine.snippets(terms, found.ids)):
@@ -451,23 +450,6 @@ def include_object(
 
 
 # --- The page ----------------------------------------------------------------------------
-
-
-def topic_choices() -> list[Topic]:
-    """Topics that have live posts, in filter order, for the topic select.
-
-    An EXISTS per topic stops at its first live post, so this stays cheap on large stores
-    (unlike counting every topic's posts).
-    """
-    has_live = (
-        sa.select(PostTopic.post_id)
-        .join(Post, Post.id == PostTopic.post_id)
-        .where(PostTopic.topic_id == Topic.id, listing.live())
-        .exists()
-    )
-    return list(
-        db.session.scalars(sa.select(Topic).where(has_live).order_by(Topic.position, Topic.name))
-    )
 
 
 def _topic() -> Topic | None:
@@ -504,7 +486,7 @@ def _status(text: str, results: Results | None) -> str:
 
 def _topics_for_select(chosen: Topic | None) -> list[Topic]:
     """The select's topics, including the chosen one even when it has no live posts."""
-    topics = topic_choices()
+    topics = listing.topics_with_posts()
     if chosen is not None and all(topic.id != chosen.id for topic in topics):
         topics.append(chosen)
     return topics
@@ -514,11 +496,13 @@ def _topics_for_select(chosen: Topic | None) -> list[Topic]:
 def search_page() -> Response:
     """Search results as a whole page, or the fragment an htmx swap asks for."""
     text, was_cut = clean_query(request.args.get("q", ""))
-    number = _page_number()
+    number = page_number()
     topic = _topic()
     block = htmx.fragment_for(SEARCH_FRAGMENTS)
-    check = caching.validator("search", text, was_cut, topic.slug if topic else None, number, block)
-    early = caching.not_modified(check, vary=htmx.VARY, personal=True)
+    check = validators.validator(
+        "search", text, was_cut, topic.slug if topic else None, number, block
+    )
+    early = validators.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:
         return early
     per_page = current_app.config["POSTS_PER_PAGE"]
@@ -542,4 +526,4 @@ def search_page() -> Response:
         page_url=lambda page: search_url(text, topic, page),
         all_topics_url=search_url(text, None),
     )
-    return caching.cacheable(response, check, personal=True)
+    return headers.cacheable(response, check, personal=True)

@@ -24,7 +24,7 @@ from markupsafe import Markup
 from blog.models import Post, Topic
 from blog.reading import listing
 from blog.reading.pictures import picture
-from blog.web import caching
+from blog.web import headers, validators
 
 bp = Blueprint("seo", __name__)
 Settled = TypeVar("Settled")
@@ -381,12 +381,12 @@ def sitemap_xml() -> bytes:
 @bp.get("/sitemap.xml")
 def sitemap() -> Response:
     """Every public page worth indexing, with when it last changed."""
-    check = caching.validator("sitemap")
+    check = validators.validator("sitemap")
     mimetype = "application/xml"
-    early = caching.not_modified(check, mimetype=mimetype)
+    early = validators.not_modified(check, mimetype=mimetype)
     if early is not None:
         return early
-    return caching.cacheable(Response(sitemap_xml(), mimetype=mimetype), check)
+    return headers.cacheable(Response(sitemap_xml(), mimetype=mimetype), check)
 
 
 def robots_txt() -> str:
@@ -403,7 +403,7 @@ def robots() -> Response:
     """Directions for crawlers; it changes only with the settings."""
     response = Response(robots_txt(), mimetype="text/plain")
     response.add_etag(weak=True)
-    caching.public_cache_control(response)
+    headers.public_cache_control(response)
     return response.make_conditional(request)
 
 

@@ -7,21 +7,24 @@ from collections.abc import Mapping
 from flask import make_response, render_template
 from flask.wrappers import Response
 from htmx_flask import request
+from htmx_flask.requests import HtmxHeaders
 from jinja2_fragments.flask import render_block
 
 # A response that depends on these request headers must say so to shared caches.
 VARY = ("HX-Request", "HX-Target", "HX-History-Restore-Request")
 
 
-def fragment_for(fragments: Mapping[str, str]) -> str | None:
-    """The block to render for this request, or None for the whole page.
+def fragment_for(fragments: Mapping[str, str], htmx: HtmxHeaders | None = None) -> str | None:
+    """The block to render for this request (or for `htmx`, another request's htmx headers),
+    or None for the whole page.
 
     `fragments` maps the id of an htmx swap target to the template block that fills it.
     A history-restore request, or a swap aimed anywhere else, gets the whole page.
     """
-    if not request.htmx or request.htmx.history_restore_request:
+    htmx = request.htmx if htmx is None else htmx
+    if not htmx or htmx.history_restore_request:
         return None
-    return fragments.get(request.htmx.target or "")
+    return fragments.get(htmx.target or "")
 
 
 def render(template: str, block: str | None, status: int = 200, **context: object) -> Response:

@@ -1,11 +1,13 @@
-"""Rendered pages kept in each server process and served before Flask runs.
+"""Rendered public pages kept in each server process and served before Flask runs.
 
-A listing or post page is rendered once per data version; its body, compressed forms and
-response headers are kept under the request that asked for it. `KeptPages`, a WSGI wrapper
-in front of the app, answers the same request again from memory after one primary-key read
-of the state row, which every write moves on (blog/caching.py): a page can never outlive the
-data it shows, in this process or any other. Requests with credentials, other methods, a
-changed version or a scheduled post that has come due go through to Flask as usual.
+A kept route's page is rendered once per data version and kept, with its compressed forms,
+under a key made only of what its view reads: the endpoint and its path values, the query
+parameters it recognises, and the htmx block it would render. Anything else a request
+carries (tracking parameters, a Host header, an unknown HX-Target) neither makes a new
+entry nor reaches the render. Each hit costs one primary-key read of the state row, which
+every write moves on (blog/web/versions.py), so a page never outlives the data it shows, in
+this process or any other. The store is bounded in bytes; the least recently used page
+goes first.
 """
 
 from __future__ import annotations
@@ -13,35 +15,48 @@ from __future__ import annotations
 import gzip
 import threading
 import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
 import brotli
 import sqlalchemy as sa
-from flask import Flask, current_app, request
-from flask.wrappers import Response
+from flask import Flask
+from htmx_flask.requests import HtmxHeaders
+from werkzeug.datastructures import EnvironHeaders
+from werkzeug.exceptions import HTTPException
 from werkzeug.http import (
     is_resource_modified,
     parse_accept_header,
-    parse_cookie,
+    parse_date,
     remove_entity_headers,
 )
+from werkzeug.routing import RequestRedirect
 
-from blog import hotreads, sitestate
-from blog.models import utcnow
-from blog.sitestate import StateRead
-from blog.web.caching import Validator, add_vary, carries_credentials, has_credentials
+from blog.extensions import db
+from blog.web.htmx import VARY, fragment_for
+from blog.web.versions import State, read_state
+from blog.web.viewer import carries_credentials_in
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-MAX_ENTRIES = 2048
 ENCODINGS = ("br", "gzip")
-# The request's keeper: the view leaves the page it rendered here for KeptPages to keep.
-ENVIRON_KEY = "fieldnotes.kept_page"
-# What a kept page depends on besides the data: the request line and the headers pages vary by.
-KEY_HEADERS = ("HTTP_HX_REQUEST", "HTTP_HX_TARGET", "HTTP_HX_HISTORY_RESTORE_REQUEST")
+# Compression levels that cost a fraction of a render (brotli 9 took three renders' time).
+BROTLI_QUALITY = 5
+GZIP_LEVEL = 6
+
+
+@dataclass(frozen=True)
+class KeptRoute:
+    """What a kept view reads from a request besides its path: these query parameters, and
+    the htmx swap targets it answers with a block (target id → block)."""
+
+    params: tuple[str, ...] = ()
+    fragments: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -49,185 +64,182 @@ class Entry:
     """One rendered page: its body, the compressed forms made so far and its headers."""
 
     body: bytes
-    stamp: tuple[Any, Any]  # (version, changed_at) of the state the page was rendered from
-    etag: str = ""
-    last_modified: datetime | None = None
-    headers: list[tuple[str, str]] = field(default_factory=list)  # without length or encoding
-    compressed: dict[str, bytes] = field(default_factory=dict)
+    stamp: tuple[Any, Any]  # the state the page was rendered from (State.stamp)
+    headers: list[tuple[str, str]]  # without length or encoding
+    etag: str | None
+    last_modified: datetime | None
+    compressed: dict[str, bytes]
+
+    @property
+    def size(self) -> int:
+        """Bytes the entry holds, about: bodies and headers."""
+        extra = sum(len(name) + len(value) for name, value in self.headers)
+        return len(self.body) + sum(map(len, self.compressed.values())) + extra + 200
 
 
-class _Store:
-    """One app's kept pages, all of one stamp: an entry of another stamp drops the rest."""
+class Store:
+    """One app's kept pages, at most `limit` bytes of them, least recently used out first."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self.lock = threading.Lock()
-        self.entries: dict[tuple[str | None, ...], Entry] = {}
-        self.stamp: tuple[Any, Any] | None = None
+        self.entries: OrderedDict[tuple[Any, ...], Entry] = OrderedDict()
+        self.size = 0
+
+    def get(self, key: tuple[Any, ...]) -> Entry | None:
+        """The entry under `key`, now the most recently used."""
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+            return entry
 
     def put(self, key: tuple[Any, ...], entry: Entry) -> None:
-        """Keep an entry (the oldest goes first when full)."""
+        """Keep an entry, dropping the least recently used ones beyond the limit."""
         with self.lock:
-            if self.stamp != entry.stamp:
-                self.entries.clear()
-                self.stamp = entry.stamp
-            if len(self.entries) >= MAX_ENTRIES:
-                self.entries.pop(next(iter(self.entries)))
+            old = self.entries.pop(key, None)
+            if old is not None:
+                self.size -= old.size
+            if entry.size > self.limit:
+                return
             self.entries[key] = entry
+            self.size += entry.size
+            while self.size > self.limit:
+                _, dropped = self.entries.popitem(last=False)
+                self.size -= dropped.size
 
     def clear(self) -> None:
+        """Forget every page."""
         with self.lock:
             self.entries.clear()
-            self.stamp = None
+            self.size = 0
 
 
 # Every app's store, so that clear() reaches them all (apps share a process in tests).
-_stores: weakref.WeakSet[_Store] = weakref.WeakSet()
-
-
-def enabled() -> bool:
-    """Whether pages are kept (PAGE_CACHE=off turns it off, for measuring cold renders)."""
-    return current_app.config["PAGE_CACHE"] and not has_credentials()
-
-
-def keep(check: Validator, response: Response) -> Response:
-    """Hand a freshly rendered 200 page to KeptPages, then send it the way a kept one is sent."""
-    if not enabled() or response.status_code != 200 or response.is_streamed:
-        return response
-    entry = Entry(
-        response.get_data(),
-        stamp=(check.state.version, check.state.changed_at),
-        etag=check.header,
-        last_modified=check.last_modified,
-    )
-    request.environ[ENVIRON_KEY] = entry
-    return _send(entry)
+_stores: weakref.WeakSet[Store] = weakref.WeakSet()
 
 
 def clear() -> None:
-    """Forget every kept page."""
+    """Forget every kept page of every app in this process."""
     for store in list(_stores):
         store.clear()
 
 
-_encodings: dict[str | None, str | None] = {}
-
-
 def best_encoding(accepted: str | None) -> str | None:
-    """The encoding to send for an Accept-Encoding header (remembered: clients send few)."""
-    try:
-        return _encodings[accepted]
-    except KeyError:
-        best = parse_accept_header(accepted).best_match(ENCODINGS)
-        if len(_encodings) < 256:
-            _encodings[accepted] = best
-        return best
+    """The encoding to send for an Accept-Encoding header."""
+    return parse_accept_header(accepted).best_match(ENCODINGS) if accepted else None
 
 
-def _send(entry: Entry) -> Response:
-    """A response with the body in the best encoding the client accepts."""
-    encoding = best_encoding(request.headers.get("Accept-Encoding"))
-    response = current_app.response_class(mimetype="text/html")
-    add_vary(response, ("Accept-Encoding",))
-    if encoding is None:
-        response.set_data(entry.body)
-        return response
-    response.set_data(_body(entry, encoding, current_app.config["PAGE_CACHE_BR_LEVEL"]))
-    response.headers["Content-Encoding"] = encoding
-    return response
+def _compress(body: bytes, encoding: str) -> bytes:
+    """The body in an encoding."""
+    if encoding == "br":
+        return brotli.compress(body, quality=BROTLI_QUALITY)
+    return gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
 
 
-def _body(entry: Entry, encoding: str | None, br_level: int) -> bytes:
-    """The entry's body in an encoding, compressed once (so at a high level) and kept."""
-    if encoding is None:
-        return entry.body
-    data = entry.compressed.get(encoding)
-    if data is None:
-        if encoding == "br":
-            data = brotli.compress(entry.body, quality=br_level)
-        else:
-            data = gzip.compress(entry.body, compresslevel=9, mtime=0)
-        entry.compressed[encoding] = data
-    return data
+class PageCache:
+    """WSGI wrapper: answers a kept route's request from memory while the data version holds."""
 
-
-# --- Serving kept pages before Flask -------------------------------------------------------
-
-
-class KeptPages:
-    """WSGI wrapper: answers a kept page's request from memory while the version holds."""
-
-    def __init__(self, wsgi_app: WSGIApplication, app: Flask) -> None:
+    def __init__(self, wsgi_app: WSGIApplication, app: Flask, routes: Mapping[str, KeptRoute]):
         self.wsgi_app = wsgi_app
         self.app = app
-        self.store = _Store()
+        self.routes = dict(routes)
+        self.store = Store(app.config["PAGE_CACHE_MB"] * 1024 * 1024)
         _stores.add(self.store)
 
-    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Any:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         """Serve the kept page for this request, or let Flask render (and keep) it."""
-        config = self.app.config
         if (
-            not config["PAGE_CACHE"]
+            not self.app.config["PAGE_CACHE"]
             or self.app.debug  # templates change under a debug server
             or environ.get("REQUEST_METHOD") not in ("GET", "HEAD")
-            or self._has_credentials(environ)
+            or carries_credentials_in(environ, self.app.config)
         ):
             return self.wsgi_app(environ, start_response)
-        key = (
-            environ.get("SCRIPT_NAME"),
-            environ.get("PATH_INFO"),
-            environ.get("QUERY_STRING"),
-            environ.get("wsgi.url_scheme"),
-            environ.get("HTTP_HOST"),
-            *(environ.get(name) for name in KEY_HEADERS),
-        )
-        entry = self.store.entries.get(key)
-        if entry is not None and environ.get("HTTP_IF_NONE_MATCH", "").strip() != "*":
-            read = self._state()
-            if read is not None:
-                state, next_publish_at = read
-                if next_publish_at is None or next_publish_at > utcnow():
-                    if (state.version, state.changed_at) == entry.stamp:
-                        return self._serve(entry, environ, start_response)
-                    # The page is out of date. Views that read the state row alone reuse
-                    # this one; the listing reads it again with its page, so they agree.
-                    environ[sitestate.ENVIRON_KEY] = read
-        return self._render(key, environ, start_response)
+        key = self.key(environ)
+        if key is None:
+            return self.wsgi_app(environ, start_response)
+        state = self._state()
+        if state is None or state.publish_due:  # Flask reads again, publishes, reports
+            return self.wsgi_app(environ, start_response)
+        entry = self.store.get(key)
+        fresh = entry is not None and entry.stamp == state.stamp
+        # "*" matches any current representation: let a rendered response answer it.
+        if fresh and environ.get("HTTP_IF_NONE_MATCH", "").strip() != "*":
+            return self._serve(entry, environ, start_response)
+        return self._render(key, state, environ, start_response)
 
-    def _state(self) -> StateRead | None:
-        """The state row, or None when it cannot be read (Flask then answers, and reports)."""
+    def key(self, environ: WSGIEnvironment) -> tuple[Any, ...] | None:
+        """What the page depends on besides the data, or None for a route that is not kept."""
+        adapter = self.app.url_map.bind_to_environ(environ)
         try:
-            rows = hotreads.reads(self.app).fetch(sitestate.READ)
-        except sa.exc.DBAPIError:
+            endpoint, values = adapter.match()
+        except (HTTPException, RequestRedirect):
             return None
-        return sitestate.from_row(rows[0] if rows else None)
+        route = self.routes.get(endpoint)
+        if route is None:
+            return None
+        args: dict[str, str] = {}
+        if route.params and environ.get("QUERY_STRING"):
+            for name, value in parse_qsl(environ["QUERY_STRING"], keep_blank_values=True):
+                if name in route.params:
+                    args.setdefault(name, value)  # the view reads the first one
+        block = fragment_for(route.fragments, HtmxHeaders(EnvironHeaders(environ)))
+        return (endpoint, tuple(sorted(values.items())), tuple(sorted(args.items())), block)
 
-    def _has_credentials(self, environ: WSGIEnvironment) -> bool:
-        """True when the request carries a session or remember-me cookie."""
-        if "HTTP_COOKIE" not in environ:
-            return False
-        return carries_credentials(parse_cookie(environ), self.app.config)
+    def _state(self) -> State | None:
+        """The state row, or None when it cannot be read (Flask then answers, and reports)."""
+        with self.app.app_context():
+            try:
+                with db.engine.connect() as connection:
+                    return read_state(connection)
+            except sa.exc.DBAPIError:
+                return None
 
     def _render(
-        self, key: tuple[Any, ...], environ: WSGIEnvironment, start_response: StartResponse
-    ) -> Any:
-        """Let Flask answer; keep the page it rendered when the response may be shared."""
+        self,
+        key: tuple[Any, ...],
+        state: State,
+        environ: WSGIEnvironment,
+        start_response: StartResponse,
+    ) -> Iterable[bytes]:
+        """Let Flask render the plain page; keep it when every cache may share it."""
         sent: list[Any] = []
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             sent[:] = [status, headers]
-            return start_response(status, headers, exc_info)
+            if exc_info is not None:
+                return start_response(status, headers, exc_info)
+            return lambda _data: None  # a body written this way is not kept: never used here
 
-        result = self.wsgi_app(environ, start)
-        entry = environ.get(ENVIRON_KEY)
-        if entry is not None and sent and sent[0].startswith("200"):
-            names = {name.lower() for name, _ in sent[1]}
-            if "set-cookie" not in names:
-                drop = {"content-length", "content-encoding"}
-                entry.headers = [(n, v) for n, v in sent[1] if n.lower() not in drop]
-                self.store.put(key, entry)
-        return result
+        # The page cache compresses kept pages itself, once: ask Flask for the plain body.
+        plain = {k: v for k, v in environ.items() if k != "HTTP_ACCEPT_ENCODING"}
+        result = self.wsgi_app(plain, start)
+        try:
+            body = b"".join(result)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        status, headers = sent
+        names = {name.lower(): value for name, value in headers}
+        shared = "public" in names.get("cache-control", "") and "set-cookie" not in names
+        if status.startswith("200") and shared and environ["REQUEST_METHOD"] == "GET":
+            drop = {"content-length", "content-encoding"}
+            kept = [(n, v) for n, v in headers if n.lower() not in drop]
+            compressed = {encoding: _compress(body, encoding) for encoding in ENCODINGS}
+            last_modified = parse_date(names.get("last-modified"))
+            entry = Entry(
+                body, state.stamp, _with_vary(kept), names.get("etag"), last_modified, compressed
+            )
+            self.store.put(key, entry)
+            return self._send(entry, environ, start_response)
+        start_response(status, headers)
+        return [body]
 
-    def _serve(self, entry: Entry, environ: WSGIEnvironment, start_response: StartResponse) -> Any:
+    def _serve(
+        self, entry: Entry, environ: WSGIEnvironment, start_response: StartResponse
+    ) -> Iterable[bytes]:
         """Send the kept page: a 304 when the client holds it, else the best encoding."""
         if ("HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ) and (
             not is_resource_modified(environ, etag=entry.etag, last_modified=entry.last_modified)
@@ -236,15 +248,32 @@ class KeptPages:
             remove_entity_headers(headers)
             start_response("304 NOT MODIFIED", headers)
             return []
+        return self._send(entry, environ, start_response)
+
+    def _send(
+        self, entry: Entry, environ: WSGIEnvironment, start_response: StartResponse
+    ) -> Iterable[bytes]:
+        """Send the entry's body in the best encoding the client accepts."""
         encoding = best_encoding(environ.get("HTTP_ACCEPT_ENCODING"))
-        body = _body(entry, encoding, self.app.config["PAGE_CACHE_BR_LEVEL"])
-        headers = [*entry.headers, ("Content-Length", str(len(body)))]
+        body = entry.body if encoding is None else entry.compressed[encoding]
+        headers = list(entry.headers)
         if encoding is not None:
             headers.append(("Content-Encoding", encoding))
+        headers.append(("Content-Length", str(len(body))))
         start_response("200 OK", headers)
         return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
 
-def init_app(app: Flask) -> None:
-    """Serve kept pages in front of the app (inside any proxy fix, outside everything else)."""
-    app.wsgi_app = KeptPages(app.wsgi_app, app)  # type: ignore[method-assign]
+def _with_vary(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The headers with Vary naming Accept-Encoding and the htmx headers."""
+    others = [(n, v) for n, v in headers if n.lower() != "vary"]
+    names = [v.strip() for n, value in headers if n.lower() == "vary" for v in value.split(",")]
+    for name in ("Accept-Encoding", *VARY):
+        if name.lower() not in {known.lower() for known in names}:
+            names.append(name)
+    return [*others, ("Vary", ", ".join(name for name in names if name))]
+
+
+def init_app(app: Flask, wsgi_app: WSGIApplication, routes: Mapping[str, KeptRoute]) -> PageCache:
+    """The page cache of `app` in front of `wsgi_app`, for these kept routes (by endpoint)."""
+    return PageCache(wsgi_app, app, routes)

@@ -134,13 +134,17 @@ def test_topic_feed_holds_only_that_topic(client, posts, kind):
 
 
 def test_topic_feed_of_an_unknown_topic_is_404(client, posts):
-    """No topic, no feed; a topic without live posts gives an empty feed, not an error."""
-    posts.topics("Databases", "Empty")
+    """No topic, no feed; a topic without live posts is not public yet, as on its page."""
+    posts.topics("Databases", "Empty", "Drafted")
     posts.create(1)
+    posts.create(1, topics=("Drafted",), published_at=None)
     assert client.get("/topics/nope/feed.atom").status_code == 404
     assert client.get("/feed.json").status_code == 404
-    document = parse(client.get("/topics/empty/feed.atom"))
-    assert document.entries == []
+    for slug in ("empty", "drafted"):
+        for path in (f"/topics/{slug}/feed.atom", f"/topics/{slug}"):
+            response = client.get(path)
+            assert response.status_code == 404
+            assert b"Drafted<" not in response.get_data()
 
 
 def test_feed_links_ignore_the_host_header(client, posts):

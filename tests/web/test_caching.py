@@ -16,8 +16,8 @@ from flask import Blueprint, Flask, make_response, session
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import Post, SiteState, utcnow
-from blog.web import caching
-from blog.web.caching import data_version
+from blog.web import headers, static, versions
+from blog.web.versions import data_version
 from tests.conftest import count_queries
 
 HTMX_TOPIC = {"HX-Request": "true", "HX-Target": "all-posts"}
@@ -303,11 +303,14 @@ def bare_app() -> Flask:
     """A bare Flask app with only the caching rules, so a test can add its own routes."""
     app = Flask(__name__)
     app.config.update(SECRET_KEY="x", CACHE_MAX_AGE=60, CACHE_STALE=300)
-    caching.init_app(app)
+    versions.init_app(app)
+    headers.init_app(app)
+    static.init_app(app)
+    app.wsgi_app = headers.NoStoreWithCookies(app.wsgi_app)  # type: ignore[method-assign]
     return app
 
 
-@pytest.mark.parametrize("blueprint", sorted(caching.AUTHORING_BLUEPRINTS))
+@pytest.mark.parametrize("blueprint", sorted(headers.AUTHORING_BLUEPRINTS))
 @pytest.mark.parametrize("status", [200, 302, 404])
 def test_authoring_pages_are_never_stored(bare_app, blueprint, status):
     """Every response of the authoring blueprints is no-store, whatever its status."""

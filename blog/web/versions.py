@@ -1,0 +1,179 @@
+"""The data version every cached page depends on, moved on by writes and by scheduled posts.
+
+Every write to reader-visible rows bumps one counter (`site_state.version`) in the writing
+transaction, so all server processes agree on it. The same row records when the next
+scheduled post goes live; the first request after that moment moves the version on, so a
+page that should show the post is never served from a cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+import sqlalchemy.orm as so
+from flask import Flask
+from flask_sqlalchemy.session import Session as AppSession
+
+from blog.database import WRITE_OPTION
+from blog.extensions import db
+from blog.models import Post, SiteState, scheduled, utcnow
+
+# Tables whose rows readers see (directly or through a page, feed or sitemap): a write to
+# any of them changes the data version.
+WATCHED_TABLES = frozenset(
+    {"posts", "topics", "authors", "post_topics", "images", "slug_redirects"}
+)
+CHANGED = "fieldnotes_changed"  # session.info flag: this transaction wrote watched rows
+
+_STATE = SiteState.__table__
+READ = sa.select(_STATE.c.version, _STATE.c.changed_at, _STATE.c.next_publish_at).where(
+    _STATE.c.id == 1
+)
+
+
+@dataclass(frozen=True)
+class State:
+    """The state row as read: what every cached response depends on."""
+
+    version: int
+    changed_at: datetime | None
+    next_publish_at: datetime | None = None
+
+    @property
+    def stamp(self) -> tuple[int, datetime | None]:
+        """What tells two states apart: with the version, the time of the last change tells
+        a recreated database apart."""
+        return (self.version, self.changed_at)
+
+    @property
+    def publish_due(self) -> bool:
+        """True when a scheduled post's time has come and the version has not moved yet."""
+        return self.next_publish_at is not None and self.next_publish_at <= utcnow()
+
+
+EMPTY = State(0, None)
+
+
+def read_state(connection: sa.Connection) -> State:
+    """The state row (one primary-key read); EMPTY before the first write."""
+    row = connection.execute(READ).first()
+    return State(*row) if row is not None else EMPTY
+
+
+def _bump_statement(dialect: str, now: datetime) -> sa.Executable:
+    """One statement that adds 1 to the version, creating the row when it is missing."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    stmt = insert(_STATE).values(id=1, version=1, changed_at=now)
+    return stmt.on_conflict_do_update(
+        index_elements=[_STATE.c.id],
+        set_={"version": _STATE.c.version + 1, "changed_at": stmt.excluded.changed_at},
+    )
+
+
+def bump(session: so.Session) -> None:
+    """Add 1 to the data version inside the session's current transaction."""
+    connection = session.connection()
+    connection.execute(_bump_statement(connection.dialect.name, utcnow()))
+    session.info[CHANGED] = True
+
+
+def _record_next_publish(connection: sa.Connection) -> None:
+    """Note when the next scheduled post goes live: one seek on the listing index."""
+    now = utcnow()
+    next_at = sa.select(sa.func.min(Post.published_at)).where(scheduled(now)).scalar_subquery()
+    connection.execute(sa.update(_STATE).where(_STATE.c.id == 1).values(next_publish_at=next_at))
+
+
+def _table_name(instance: object) -> str | None:
+    """The table a mapped instance is stored in."""
+    table = getattr(type(instance), "__table__", None)
+    return getattr(table, "name", None)
+
+
+def _touches_watched(session: so.Session) -> bool:
+    """True when the pending flush adds, changes or deletes a watched row."""
+    for instance in (*session.new, *session.deleted):
+        if _table_name(instance) in WATCHED_TABLES:
+            return True
+    return any(
+        _table_name(instance) in WATCHED_TABLES and session.is_modified(instance)
+        for instance in session.dirty
+    )
+
+
+def _before_flush(session: so.Session, _context: object, _instances: object) -> None:
+    """Bump the version before the flush writes, so the row lock is always taken first."""
+    if _touches_watched(session):
+        bump(session)
+
+
+def _on_execute(state: so.ORMExecuteState) -> None:
+    """Bump the version for bulk INSERT, UPDATE or DELETE statements on watched tables."""
+    if not (state.is_insert or state.is_update or state.is_delete):
+        return
+    table = getattr(state.statement, "table", None)
+    if getattr(table, "name", None) in WATCHED_TABLES:
+        bump(state.session)
+
+
+def _before_commit(session: so.Session) -> None:
+    """Once per writing transaction, record when the next scheduled post goes live."""
+    session.flush()  # commit flushes after this hook runs; the flush may be what changes
+    if session.info.pop(CHANGED, False):
+        _record_next_publish(session.connection())
+
+
+def _forget_changes(session: so.Session, *_args: object) -> None:
+    """A rolled-back transaction wrote nothing."""
+    session.info.pop(CHANGED, None)
+
+
+def _publish_due_posts() -> None:
+    """A scheduled post's time has come: move the version on, once, whichever process notices."""
+    now = utcnow()
+    with db.engine.connect() as connection:
+        connection = connection.execution_options(**{WRITE_OPTION: True})
+        with connection.begin():
+            moved = connection.execute(
+                sa.update(_STATE)
+                .where(_STATE.c.id == 1, _STATE.c.next_publish_at <= now)
+                .values(version=_STATE.c.version + 1, changed_at=now)
+            )
+            if moved.rowcount:
+                _record_next_publish(connection)
+    db.session.rollback()  # end any read transaction begun before, so the next read sees it
+
+
+def current() -> State:
+    """The state row as readers must see it: a scheduled post that has come due is
+    published (the version moves on) before anything is rendered from it."""
+    state = read_state(db.session.connection())
+    if state.publish_due:
+        _publish_due_posts()
+        state = read_state(db.session.connection())
+    return state
+
+
+def data_version() -> int:
+    """The current data version (0 before the first write)."""
+    return read_state(db.session.connection()).version
+
+
+def _listen_once(target: Any, name: str, fn: Any) -> None:
+    """Attach a session event listener once, however many apps the process builds."""
+    if not sa.event.contains(target, name, fn):
+        sa.event.listen(target, name, fn)
+
+
+def init_app(_app: Flask) -> None:
+    """Make every write to reader-visible rows move the data version on."""
+    _listen_once(AppSession, "before_flush", _before_flush)
+    _listen_once(AppSession, "do_orm_execute", _on_execute)
+    _listen_once(AppSession, "before_commit", _before_commit)
+    _listen_once(AppSession, "after_soft_rollback", _forget_changes)
