@@ -50,6 +50,9 @@ class Topic(db.Model):
     name: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
     slug: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
     position: so.Mapped[int] = so.mapped_column(default=0)
+    # Published posts filed under the topic, scheduled ones included: counted by database
+    # triggers on every write (migration 0010), never set here.
+    published_count: so.Mapped[int] = so.mapped_column(server_default="0")
 
     def __repr__(self) -> str:
         return f"<Topic {self.slug}>"
@@ -190,6 +193,8 @@ class SiteState(db.Model):
     version: so.Mapped[int] = so.mapped_column(sa.BigInteger, default=1)
     changed_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
     next_publish_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
+    # Published posts, scheduled ones included: counted like Topic.published_count.
+    published_count: so.Mapped[int] = so.mapped_column(server_default="0")
 
 
 class SlugRedirect(db.Model):

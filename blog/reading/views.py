@@ -34,10 +34,13 @@ def _listing(topic_slug: str | None) -> Response:
         return early
     config = current_app.config
     per_page = config["POSTS_PER_PAGE"]
-    found = listing.topic_filter(topic_slug)
-    topic, topic_total = found.chosen, found.chosen_total if topic_slug else found.total
-    if topic_slug is not None and topic is None:
-        abort(404, description="There is no topic by that name.")
+    found = listing.topic_filter()
+    topic, topic_total = None, found.total
+    if topic_slug is not None:
+        entry = found.of(topic_slug)
+        if entry is None:
+            abort(404, description="There is no topic by that name.")
+        topic, topic_total = entry.topic, entry.count
     if number > listing.last_page(topic_total, per_page):
         abort(404, description="That page is past the end of the list.")
     page = listing.Page(listing.page(topic, number, per_page), number, per_page, topic_total)
