@@ -170,9 +170,11 @@ class Post(db.Model):
         return was_revised(self.published_at, self.updated_at)
 
 
-def live(now: datetime | None = None) -> sa.ColumnElement[bool]:
-    """What readers see: published posts whose publish time has come (as of `now`)."""
-    return sa.and_(Post.status == PUBLISHED, Post.published_at <= (now or utcnow()))
+def live(now: datetime | sa.BindParameter[datetime] | None = None) -> sa.ColumnElement[bool]:
+    """What readers see: published posts whose publish time has come (as of `now`, a time
+    or a bound parameter that carries it)."""
+    at = utcnow() if now is None else now
+    return sa.and_(Post.status == PUBLISHED, Post.published_at <= at)
 
 
 def scheduled(now: datetime | None = None) -> sa.ColumnElement[bool]:

@@ -3,6 +3,7 @@ topic filter, feeds and the sitemap. Each is one plain SQLAlchemy query over liv
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -97,21 +98,22 @@ def _has_live_posts() -> sa.Exists:
     )
 
 
+# The hot statements are built once, with the time and the page as bound values: building
+# them anew took as long as running them (SQLAlchemy then also caches their compiled form).
+NOW = sa.bindparam("now", type_=sa.DateTime)
+
+
 def _waiting() -> sa.ColumnElement[bool]:
     """Published posts readers cannot see yet: their time has not come (a few at most)."""
     return sa.and_(
         Post.status == PUBLISHED,
-        sa.or_(Post.published_at.is_(None), Post.published_at > utcnow()),
+        sa.or_(Post.published_at.is_(None), Post.published_at > NOW),
     )
 
 
-def topic_filter() -> TopicFilter:
-    """The topic filter and the counts a listing shows, in one statement.
-
-    The triggers of migration 0010 count published posts on every write, at a cost that
-    does not grow with the blog; the few published posts still waiting for their time are
-    counted here and taken off.
-    """
+@functools.cache
+def _filter_statement() -> sa.Select:
+    """The topics with live posts, each with its count, and the count of all (`now`)."""
     waiting = (
         sa.select(PostTopic.topic_id, sa.func.count().label("posts"))
         .join(Post, Post.id == PostTopic.post_id)
@@ -126,50 +128,77 @@ def topic_filter() -> TopicFilter:
         .where(SiteState.id == 1)
         .scalar_subquery()
     )
-    query = (
+    return (
         sa.select(Topic, live_in_topic, total)
         .outerjoin(waiting, waiting.c.topic_id == Topic.id)
         .where(live_in_topic > 0)
         .order_by(Topic.position, Topic.name)
     )
-    rows = db.session.execute(query).all()
+
+
+def topic_filter() -> TopicFilter:
+    """The topic filter and the counts a listing shows, in one statement.
+
+    The triggers of migration 0010 count published posts on every write, at a cost that
+    does not grow with the blog; the few published posts still waiting for their time are
+    counted here and taken off.
+    """
+    rows = db.session.execute(_filter_statement(), {"now": utcnow()}).all()
     if not rows:
         return TopicFilter(0, [])
     return TopicFilter(rows[0][2], [TopicCount(topic, count) for topic, count, _ in rows])
 
 
-def page(topic: Topic | None, number: int, per_page: int) -> list[Post]:
-    """Page `number` of the listing (of one topic), newest first.
+@functools.cache
+def _page_statement(in_topic: bool) -> sa.Select:
+    """One page of cards (`now`, `offset`, `limit`; `topic_id` when `in_topic`).
 
     The page's ids come from the listing index alone (an OFFSET over it, never a sort of the
-    table), and only those twelve posts are joined to what their cards show.
+    table), and only those posts are joined to what their cards show.
     """
-    ids = sa.select(Post.id).where(live())
-    if topic is not None:
-        ids = ids.where(in_topic(topic))
-    ids = ids.order_by(*NEWEST_FIRST).offset((number - 1) * per_page).limit(per_page)
+    ids = sa.select(Post.id).where(live(NOW))
+    if in_topic:
+        filed = sa.select(PostTopic.post_id).where(PostTopic.topic_id == sa.bindparam("topic_id"))
+        ids = ids.where(Post.id.in_(filed))
+    ids = ids.order_by(*NEWEST_FIRST).offset(sa.bindparam("offset")).limit(sa.bindparam("limit"))
     on_page = ids.subquery("on_page")
-    query = (
+    return (
         sa.select(Post)
         .join(on_page, on_page.c.id == Post.id)
         .options(*CARD_OPTIONS)
         .order_by(*NEWEST_FIRST)
     )
-    return list(db.session.scalars(query))
 
 
-def featured_and_picks(picks: int) -> tuple[Post | None, list[Post]]:
-    """The newest featured post and the `picks` newest editor's picks, in one statement."""
-    flagged = sa.select(Post.id).where(live()).order_by(*NEWEST_FIRST)
+def page(topic: Topic | None, number: int, per_page: int) -> list[Post]:
+    """Page `number` of the listing (of one topic), newest first."""
+    values: dict[str, object] = {
+        "now": utcnow(),
+        "offset": (number - 1) * per_page,
+        "limit": per_page,
+    }
+    if topic is not None:
+        values["topic_id"] = topic.id
+    return list(db.session.scalars(_page_statement(topic is not None), values))
+
+
+@functools.cache
+def _flagged_statement() -> sa.Select:
+    """The newest featured post and the `picks` newest picks (`now`, `picks`)."""
+    flagged = sa.select(Post.id).where(live(NOW)).order_by(*NEWEST_FIRST)
     featured_id = flagged.where(Post.featured.is_(True)).limit(1).scalar_subquery()
-    pick_ids = flagged.where(Post.editors_pick.is_(True)).limit(picks)
-    query = (
+    pick_ids = flagged.where(Post.editors_pick.is_(True)).limit(sa.bindparam("picks"))
+    return (
         sa.select(Post)
         .where(sa.or_(Post.id == featured_id, Post.id.in_(pick_ids)))
         .options(*CARD_OPTIONS)
         .order_by(*NEWEST_FIRST)
     )
-    found = list(db.session.scalars(query))
+
+
+def featured_and_picks(picks: int) -> tuple[Post | None, list[Post]]:
+    """The newest featured post and the `picks` newest editor's picks, in one statement."""
+    found = list(db.session.scalars(_flagged_statement(), {"now": utcnow(), "picks": picks}))
     # Newest first, so the first flagged post is the featured one and the first picks are
     # the picks (a featured post older than them can be in the list too).
     featured = next((post for post in found if post.featured), None)
@@ -188,8 +217,7 @@ def post_by_slug(slug: str) -> Post | None:
 
 def topic_by_slug(slug: str) -> Topic | None:
     """The topic with this slug when it has live posts: others are not public yet."""
-    has_live = sa.select(PostTopic.post_id).join(Post).where(PostTopic.topic_id == Topic.id, live())
-    query = sa.select(Topic).where(Topic.slug == slug, has_live.exists())
+    query = sa.select(Topic).where(Topic.slug == slug, _has_live_posts())
     return db.session.scalars(query).first()
 
 
