@@ -451,13 +451,15 @@ def test_scheduled_post_appears_when_its_time_passes(app, editor_client, monkeyp
     listed = page(editor_client.get("/editor/?status=scheduled"))
     assert [a.text for a in listed.select("tbody th a.edit-link")] == ["Scheduled piece"]
 
+    import blog.models
     import blog.reading.listing
-    import blog.web.caching
+    import blog.web.versions
 
     later = when + timedelta(minutes=1)
-    # The clock moves on for the listing's queries and for the cache's scheduled-time check.
-    monkeypatch.setattr(blog.reading.listing, "utcnow", lambda: later)
-    monkeypatch.setattr(blog.web.caching, "utcnow", lambda: later)
+    # The clock moves on for the live rule, the listing's queries and the data version's
+    # scheduled-time check.
+    for module in (blog.models, blog.reading.listing, blog.web.versions):
+        monkeypatch.setattr(module, "utcnow", lambda: later)
     assert editor_client.get("/posts/scheduled-piece").status_code == 200
     assert "Scheduled piece" in editor_client.get("/").get_data(as_text=True)
 
