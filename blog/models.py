@@ -177,9 +177,10 @@ def live(now: datetime | sa.BindParameter[datetime] | None = None) -> sa.ColumnE
     return sa.and_(Post.status == PUBLISHED, Post.published_at <= at)
 
 
-def scheduled(now: datetime | None = None) -> sa.ColumnElement[bool]:
+def scheduled(now: datetime | sa.BindParameter[datetime] | None = None) -> sa.ColumnElement[bool]:
     """Published posts whose publish time is still to come: they go live by themselves."""
-    return sa.and_(Post.status == PUBLISHED, Post.published_at > (now or utcnow()))
+    at = utcnow() if now is None else now
+    return sa.and_(Post.status == PUBLISHED, Post.published_at > at)
 
 
 class SiteState(db.Model):

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 import sqlalchemy.orm as so
 
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, PostTopic, SiteState, Topic, live, utcnow
+from blog.models import Post, PostTopic, SiteState, Topic, live, scheduled, utcnow
 
 
 @dataclass(frozen=True)
@@ -104,11 +104,9 @@ NOW = sa.bindparam("now", type_=sa.DateTime)
 
 
 def _waiting() -> sa.ColumnElement[bool]:
-    """Published posts readers cannot see yet: their time has not come (a few at most)."""
-    return sa.and_(
-        Post.status == PUBLISHED,
-        sa.or_(Post.published_at.is_(None), Post.published_at > NOW),
-    )
+    """Published posts readers cannot see yet: their time has not come (a few at most, found
+    by one range of the listing index). Publishing always sets the date."""
+    return scheduled(NOW)
 
 
 @functools.cache
