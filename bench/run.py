@@ -5,7 +5,8 @@
 
 For each database it builds (or finds cached) data sets through the store (bench/datasets.py),
 starts gunicorn (2 sync workers, 127.0.0.1) for the blog on each data set, for the blog with
-caches off, and for the two references (bench/reference_app.py), warms each server up with
+caches off (at 10,000 posts, and at the largest size for its cold last page against its cold
+page 1), and for the two references (bench/reference_app.py), warms each server up with
 every request it will get (thrown away), then runs wrk once per row per round, rounds
 interleaved and in alternating order, the rows a target compares next to each other, so that
 drift on a shared machine hits every row alike; medians of the rounds are reported, and each
@@ -155,6 +156,12 @@ def plan(sizes: list[int], main: int, discovered: dict[str, Any], everything: bo
         elif size > main:
             add("app", "last page", size, f"/?page={last}", encodings=scale, listing=True)
     add("app-cold", "home", main, "/", encodings=both if everything else ("plain",))
+    big = max(sizes)
+    if big > main:
+        # A cold render of the deepest page against one of page 1, on the largest data set.
+        last = max(1, math.ceil(big / per_page))
+        add("app-cold", "home", big, "/", encodings=("plain",))
+        add("app-cold", "last page", big, f"/?page={last}", encodings=("plain",))
     add("constant", "home", main, "/", encodings=both)
     if discovered.get("compress_settings"):
         path = reference_app.PER_REQUEST_PATH
@@ -188,6 +195,8 @@ def target_keys(rows: list[Row], sizes: list[int], main: int) -> dict[str, Any]:
             "constant": key("constant", "home", main),
             "inmemory": key("inmemory", "home", main, "plain"),
             "cold": key("app-cold", "home", main, "plain"),
+            "cold_home_big": key("app-cold", "home", big, "plain") if big > main else "",
+            "cold_last_big": key("app-cold", "last page", big, "plain") if big > main else "",
         },
         "sizes": {"main": main, "big": nominal_big, "small": nominal_small},
     }
@@ -206,6 +215,8 @@ def paired(rows: list[Row], facts: dict[str, Any]) -> list[Row]:
         keys["home_small"],
         keys["home_big"],
         keys["last"],
+        keys["cold_home_big"],
+        keys["cold_last_big"],
     ]
     rank = {key: index for index, key in enumerate(order) if key}
     return sorted(rows, key=lambda row: rank.get(row.key, len(rank)))
@@ -357,9 +368,11 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
                 f"{database}-app-{size}", "blog:create_app()", env, work
             )
         main_env = base_env | {"DATABASE_URL": sets[main].url} | args.cold_env
-        started[f"app-cold-{main}"] = servers.start(
-            f"{database}-app-cold-{main}", "blog:create_app()", main_env, work
-        )
+        for size in sorted({main, max(args.sizes)}):
+            cold_env = base_env | {"DATABASE_URL": sets[size].url} | args.cold_env
+            started[f"app-cold-{size}"] = servers.start(
+                f"{database}-app-cold-{size}", "blog:create_app()", cold_env, work
+            )
         started["inmemory"] = servers.start(
             f"{database}-inmemory", "bench.reference_app:inmemory()", main_env, work
         )
