@@ -56,7 +56,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from bench import datasets, reference_app, report, servers, wrk
+from bench import datasets, memory, reference_app, report, servers, wrk
 from bench.servers import Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,6 +70,8 @@ READ_MORE = (("HX-Request", "true"), ("HX-Target", "post-list"))
 # must honour it (from the environment) for that row to mean "nothing cached".
 COLD_ENV = {"PAGE_CACHE": "off"}
 SECRET = "bench-not-a-secret"
+# The app's page cache bound when it names none (its documented default), in MB.
+PAGE_CACHE_MB = 32
 # A row whose single probe request takes longer than this (seconds) is reported, not measured:
 # wrk's connections would only pile up behind it until gunicorn kills its workers.
 TOO_SLOW = 5.0
@@ -476,6 +478,7 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
                     f"{row.encoding}: {measurement.rps:,.0f} req/s, p50 "
                     f"{measurement.p50_ms:.1f} ms{flag}"
                 )
+        facts["memory"] = measure_memory(database, started[f"app-{main}"], discovered, notes)
     finally:
         for server in started.values():
             servers.stop(server)
@@ -500,10 +503,35 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
         "discovered": discovered,
         "inmemory_identical": identical,
         "page_weight": weight,
+        "memory": facts["memory"],
         "rows": results,
         "targets": report.evaluate(results, facts),
         "notes": notes,
     }
+
+
+def measure_memory(
+    database: str, server: Server, discovered: dict[str, Any], notes: list[str]
+) -> dict[str, Any]:
+    """Each worker's memory before and after the varied anonymous requests (bench/memory.py)."""
+    page_cache_mb = discovered.get("page_cache_mb")
+    if page_cache_mb is None:
+        page_cache_mb = PAGE_CACHE_MB
+        notes.append(
+            f"The app has no PAGE_CACHE_MB setting: the memory bound assumes {PAGE_CACHE_MB}."
+        )
+    log(f"{database}: {memory.REQUESTS:,} varied anonymous requests to {server.name}, for memory")
+    try:
+        found = memory.measure(server, page_cache_mb)
+    except (OSError, RuntimeError) as error:
+        return {"error": f"{error.__class__.__name__}: {error}"}
+    growth = ", ".join(
+        f"{w['before_mb']:.1f} → {w['after_mb']:.1f} MB"
+        for w in found["workers"]
+        if w["growth_mb"] is not None
+    )
+    log(f"  worker memory: {growth}; answers {found['answers']}")
+    return found
 
 
 def _row_result(row: Row, counts: dict[str, Any], error: str | None = None) -> dict[str, Any]:

@@ -117,13 +117,14 @@ def count(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def discover(database_url: str) -> dict[str, Any]:
-    """What the plan depends on: page size, routes, and how the app compresses."""
+    """What the plan depends on: page size, page cache bound, routes, how the app compresses."""
     app = _app("blog", database_url)
     rules = {rule.rule for rule in app.url_map.iter_rules()}
     compressed = app.test_client().get("/", headers={"Accept-Encoding": "gzip, br"})
     uses_compress = reference_app.uses_flask_compress(app)
     return {
         "per_page": app.config["POSTS_PER_PAGE"],
+        "page_cache_mb": app.config.get("PAGE_CACHE_MB"),
         "search": "/search" in rules,
         "flask_compress": uses_compress,
         "home_content_encoding": compressed.headers.get("Content-Encoding"),
