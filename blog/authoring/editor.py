@@ -18,7 +18,6 @@ from flask import (
 from flask.wrappers import Response
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError, generate_csrf
-from slugify import slugify
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, Unauthorized
 
@@ -161,7 +160,7 @@ def _editor_page(
     saved: bool = False,
 ) -> Response:
     """The post editor, or only its swappable part for htmx."""
-    suggested = slugify(form.title.data or "", max_length=200)
+    suggested = store.slug_for(form.title.data or "")
     return htmx.render(
         "editor/post.html",
         htmx.fragment_for(EDITOR_FRAGMENTS),
@@ -265,7 +264,7 @@ def _save(post: Post | None) -> Response:
     image, upload_status = _chosen_image(form, post)
     if image is not None and not form.image_alt.data:
         _add_error(form.image_alt, "Describe the image for readers who cannot see it.")
-    slug = form.slug.data or slugify(form.title.data or "", max_length=200)
+    slug = form.slug.data or store.slug_for(form.title.data or "")
     if form.title.data and not slug:
         _add_error(form.slug, "Choose an address: the title has no letters or digits to use.")
     elif slug and not form.slug.errors:
@@ -281,8 +280,8 @@ def _save(post: Post | None) -> Response:
         slug=slug,
         body=form.body.data or "",
         summary=form.summary.data or "",
-        topics=store.topics_named(topic_names(form.topics.data)),
-        author=store.author_for(form.author.data or ""),
+        topics=list(dict.fromkeys(store.topics_named(topic_names(form.topics.data)).values())),
+        author=store.author_named(form.author.data or ""),
         status=DRAFT if request.form.get("action") == "unpublish" else form.status.data,
         published_at=form.published_at.data,
         featured=form.featured.data,
@@ -353,7 +352,7 @@ def preview() -> Response:
 def slug_hint() -> Response:
     """Where the post will live, for the address being typed or suggested from the title."""
     typed = store.clean_text(request.args.get("slug", "")).strip()
-    slug = typed or slugify(request.args.get("title", ""), max_length=200)
+    slug = typed or store.slug_for(request.args.get("title", ""))
     post_id = request.args.get("post", "")
     post = db.session.get(Post, int(post_id)) if post_id.isdigit() and len(post_id) < 10 else None
     problem = store.slug_problem(slug, post) if slug else None

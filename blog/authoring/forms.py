@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from slugify import slugify
 from wtforms import (
     BooleanField,
     DateTimeLocalField,
@@ -19,7 +18,7 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Length, Optional, Regexp, ValidationError
 
-from blog.authoring.store import clean_text
+from blog.authoring.store import TOPIC_SLUG_MAX, clean_text, slug_for, topic_slug
 from blog.models import DRAFT, PUBLISHED
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -43,12 +42,13 @@ def _unix_newlines(value: str | None) -> str | None:
 
 
 def topic_names(raw: str | None) -> list[str]:
-    """The topic names in a comma-separated list, in order, without blanks or repeats."""
+    """The topic names in a comma-separated list, in order, without blanks or repeats
+    (two names are the same topic when they have the same slug)."""
     names: list[str] = []
     seen: set[str] = set()
     for part in (raw or "").split(","):
         name = " ".join(part.split())
-        key = slugify(name)
+        key = topic_slug(name)
         if name and key not in seen:
             seen.add(key)
             names.append(name)
@@ -137,7 +137,7 @@ class PostForm(FlaskForm):
         for name in names:
             if len(name) > MAX_TOPIC_NAME:
                 raise ValidationError(f"Topic names are at most {MAX_TOPIC_NAME} characters.")
-            if not slugify(name):
+            if not slug_for(name, TOPIC_SLUG_MAX):
                 raise ValidationError(f"“{name}” needs a letter or a digit to be a topic.")
 
     def validate_body(self, field: Field) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 import sqlalchemy as sa
 from flask import current_app
@@ -25,52 +27,117 @@ def clean_text(value: str | None) -> str:
     return _CONTROL.sub("", value or "")
 
 
-def _slug_for(name: str, kind: str, max_length: int) -> str:
-    """A URL slug for a name; names with no letters or digits get a stable made-up one."""
-    made = slugify(name, max_length=max_length)
-    return made or f"{kind}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+POST_SLUG_MAX = Post.__table__.c.slug.type.length
+TOPIC_SLUG_MAX = Topic.__table__.c.slug.type.length
+AUTHOR_SLUG_MAX = Author.__table__.c.slug.type.length
+# Names per `IN (...)` when topics or authors are looked up in bulk.
+LOOKUP_CHUNK = 500
+
+Named = TypeVar("Named", Author, Topic)
 
 
-def _added_or_found(row: Author | Topic, query: sa.Select) -> Author | Topic:
-    """Insert a new author or topic, or return the one another writer committed meanwhile.
-
-    Two editors naming the same new topic at once both find it missing; on PostgreSQL the
-    second insert then breaks the unique name. The savepoint keeps the rest of the save.
-    """
-    try:
-        with db.session.begin_nested():
-            db.session.add(row)
-    except sa.exc.IntegrityError:
-        found = db.session.scalars(query).first()
-        if found is None:
-            raise
-        return found
-    return row
+def slug_for(text: str, max_length: int = POST_SLUG_MAX) -> str:
+    """The site's one slug rule: lower-case ASCII words joined by hyphens, "" when the text has
+    no letter or digit. Names that differ only in case, spacing or punctuation share a slug."""
+    return slugify(clean_text(text).strip(), max_length=max_length)
 
 
-def author_named(name: str) -> Author:
-    """The author with this name (or this name's slug), created when missing."""
+def _name_slug(model: type[Named], name: str) -> str:
+    """A topic's or author's slug: the rule's, or a stable made-up one for a name without it."""
+    kind, limit = ("topic", TOPIC_SLUG_MAX) if model is Topic else ("author", AUTHOR_SLUG_MAX)
     name = clean_text(name).strip()
-    slug = _slug_for(name, "author", 120)
-    query = sa.select(Author).where(sa.or_(Author.name == name, Author.slug == slug))
-    query = query.order_by(Author.name != name)
-    author = db.session.scalars(query).first()
-    if author is None:
-        author = _added_or_found(Author(name=name, slug=slug), query)
-    return author
+    return slug_for(name, limit) or f"{kind}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+
+
+def topic_slug(name: str) -> str:
+    """The slug a topic of this name has: two names with the same one are the same topic."""
+    return _name_slug(Topic, name)
+
+
+def _new_row(model: type[Named], name: str, slug: str) -> Named:
+    """A new author, or a new topic placed at the end of the topic filter."""
+    if model is Topic:
+        # Computed by the database as the row goes in, so a bulk import asks nothing first.
+        last = sa.select(sa.func.coalesce(sa.func.max(Topic.position), 0) + 1).scalar_subquery()
+        return Topic(name=name, slug=slug, position=last)
+    return Author(name=name, slug=slug)
+
+
+def _named(
+    model: type[Named], names: Iterable[str], *, flush: bool = True, retry: bool = True
+) -> dict[str, Named]:
+    """Find or create a row per name: the one of exactly this name, else the one with its slug.
+
+    Rows added to the session but not yet flushed count as found. With `flush`, new rows go
+    in at once inside a savepoint: two editors naming the same new topic at once both find it
+    missing, the second insert breaks a unique constraint, the savepoint keeps the rest of the
+    save and the lookup runs once more to find the other writer's row. Without it they wait
+    for the caller's own flush (an import, which saves everything or nothing).
+    """
+    cleaned = {name: clean_text(name).strip() for name in names}
+    wanted = list(dict.fromkeys(cleaned.values()))
+    slugs = {name: _name_slug(model, name) for name in wanted}
+    by_name: dict[str, Named] = {}
+    by_slug: dict[str, Named] = {}
+    with db.session.no_autoflush:
+        for start in range(0, len(wanted), LOOKUP_CHUNK):
+            chunk = wanted[start : start + LOOKUP_CHUNK]
+            query = (
+                sa.select(model)
+                .where(sa.or_(model.name.in_(chunk), model.slug.in_([slugs[n] for n in chunk])))
+                .order_by(model.id)
+            )
+            for row in db.session.scalars(query):
+                by_name.setdefault(row.name, row)
+                by_slug.setdefault(row.slug, row)
+    for row in db.session.new:
+        if isinstance(row, model):
+            by_name.setdefault(row.name, row)
+            by_slug.setdefault(row.slug, row)
+    made: list[Named] = []
+    for name in wanted:
+        found = by_name.get(name) or by_slug.get(slugs[name])
+        if found is None:
+            found = _new_row(model, name, slugs[name])
+            made.append(found)
+            by_slug[slugs[name]] = found
+        by_name[name] = found
+    if made and not flush:
+        db.session.add_all(made)
+    elif made:
+        try:
+            with db.session.begin_nested():
+                db.session.add_all(made)
+        except sa.exc.IntegrityError:
+            if not retry:
+                raise
+            return _named(model, cleaned, retry=False)
+    return {given: by_name[name] for given, name in cleaned.items()}
+
+
+def topics_named(names: Iterable[str], *, flush: bool = True) -> dict[str, Topic]:
+    """The topic for each name, matched or created as `_named` says, in one lookup for all."""
+    return _named(Topic, names, flush=flush)
+
+
+def authors_named(names: Iterable[str], *, flush: bool = True) -> dict[str, Author]:
+    """The author for each name, matched or created as `_named` says, in one lookup for all."""
+    return _named(Author, names, flush=flush)
 
 
 def topic_named(name: str, slug: str | None = None) -> Topic:
-    """The topic with this name (or slug), created at the end of the filter when missing."""
-    name = clean_text(name).strip()
-    slug = slug or _slug_for(name, "topic", 80)
-    query = sa.select(Topic).where(sa.or_(Topic.name == name, Topic.slug == slug))
-    query = query.order_by(Topic.name != name)
-    topic = db.session.scalars(query).first()
-    if topic is None:
-        last = db.session.scalar(sa.select(sa.func.max(Topic.position))) or 0
-        topic = _added_or_found(Topic(name=name, slug=slug, position=last + 1), query)
-    return topic
+    """The topic of this name (or of its slug), created at the end of the filter when missing.
+
+    `slug`, when given, must be the one the name makes (fixed data sets name both).
+    """
+    if slug is not None and slug != topic_slug(name):
+        raise ValueError(f"topic {name!r} has the slug {topic_slug(name)!r}, not {slug!r}")
+    return topics_named([name])[name]
+
+
+def author_named(name: str) -> Author:
+    """The author of this name (or of its slug, so "ada example" finds Ada Example)."""
+    return authors_named([name])[name]
 
 
 def set_body(post: Post, markdown_text: str) -> None:
@@ -106,7 +173,7 @@ def new_post(
     """Add a post to the session: published when it has a date, a draft otherwise."""
     post = Post(
         title=clean_text(title).strip(),
-        slug=slug or slugify(title, max_length=200),
+        slug=slug or slug_for(title),
         summary=clean_text(summary).strip(),
         author=author,
         status=PUBLISHED if published_at else DRAFT,
@@ -165,27 +232,6 @@ def state_of(post: Post, now: datetime | None = None) -> str:
     if post.published_at > (now or utcnow()):
         return SCHEDULED
     return PUBLISHED
-
-
-def topics_named(names: list[str]) -> list[Topic]:
-    """Topics for these names in order, matched by slug so case and spacing do not split them."""
-    found: list[Topic] = []
-    for name in names:
-        slug = slugify(name, max_length=80)
-        topic = db.session.scalar(
-            sa.select(Topic).where(sa.or_(Topic.slug == slug, Topic.name == name))
-        )
-        topic = topic or topic_named(name, slug)
-        if topic not in found:
-            found.append(topic)
-    return found
-
-
-def author_for(name: str) -> Author:
-    """The author credited as `name`, matched by slug first so "ada example" finds Ada Example."""
-    slug = slugify(clean_text(name), max_length=120)
-    author = db.session.scalar(sa.select(Author).where(Author.slug == slug)) if slug else None
-    return author or author_named(name)
 
 
 def slug_problem(slug: str, post: Post | None) -> str | None:

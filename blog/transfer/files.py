@@ -16,16 +16,13 @@ import sqlalchemy as sa
 import sqlalchemy.orm as so
 from flask import current_app
 from flask.cli import with_appcontext
-from slugify import slugify
 
 from blog.authoring import images, store
 from blog.database import begin_write
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic
 from blog.transfer.frontmatter import (
-    AUTHOR_MAX,
     SLUG,
-    TOPIC_MAX,
     Entry,
     Problem,
     canonical_body,
@@ -206,59 +203,6 @@ def _taken_addresses(loaded: list[Loaded]) -> list[Problem]:
     return problems
 
 
-class Catalog:
-    """Topics and authors, loaded once and matched as the store matches them (slug first)."""
-
-    def __init__(self) -> None:
-        topics = list(db.session.scalars(sa.select(Topic).order_by(Topic.position)))
-        authors = list(db.session.scalars(sa.select(Author).order_by(Author.id)))
-        self.topics: dict[str, Topic] = {}
-        self.authors: dict[str, Author] = {}
-        for topic in topics:
-            self.topics.setdefault(f"slug:{topic.slug}", topic)
-            self.topics.setdefault(f"name:{topic.name}", topic)
-        for author in authors:
-            self.authors.setdefault(f"slug:{author.slug}", author)
-            self.authors.setdefault(f"name:{author.name}", author)
-        self.topic_slugs = {topic.slug for topic in topics}
-        self.author_slugs = {author.slug for author in authors}
-        self.next_position = max((topic.position for topic in topics), default=0) + 1
-
-    def topic(self, name: str) -> Topic:
-        """The topic of this name or slug, created at the end of the filter when missing."""
-        slug = slugify(name, max_length=TOPIC_MAX)
-        found = self.topics.get(f"name:{name}") or self.topics.get(f"slug:{slug}")
-        if found is None:
-            slug = _free_slug(slug or "topic", self.topic_slugs, TOPIC_MAX)
-            found = Topic(name=name, slug=slug, position=self.next_position)
-            self.next_position += 1
-            db.session.add(found)
-            self.topics[f"name:{name}"] = self.topics[f"slug:{slug}"] = found
-        return found
-
-    def author(self, name: str) -> Author:
-        """The author with this slug or name (so "ada example" finds Ada Example), or a new one."""
-        slug = slugify(name, max_length=AUTHOR_MAX)
-        found = (slug and self.authors.get(f"slug:{slug}")) or self.authors.get(f"name:{name}")
-        if found is None:
-            slug = _free_slug(slug or "author", self.author_slugs, AUTHOR_MAX)
-            found = Author(name=name, slug=slug)
-            db.session.add(found)
-            self.authors[f"name:{name}"] = self.authors[f"slug:{slug}"] = found
-        return found
-
-
-def _free_slug(base: str, taken: set[str], limit: int) -> str:
-    """`base`, or `base-2`, `base-3`... within `limit` characters, and mark it taken."""
-    slug, number = base, 1
-    while slug in taken:
-        number += 1
-        suffix = f"-{number}"
-        slug = base[: limit - len(suffix)] + suffix
-    taken.add(slug)
-    return slug
-
-
 def entry_of(post: Post) -> Entry:
     """A stored post as the file format sees it, normalized as an import would store it."""
     return Entry(
@@ -316,6 +260,14 @@ def _update(post: Post, entry: Entry, author: Author, topics: list[Topic]) -> No
         store.set_body(post, entry.body)
 
 
+def _topic_names(entry: Entry, default_topic: str | None) -> list[str]:
+    """The entry's topics, or the --topic default (read_sources refused files with neither)."""
+    if entry.topics:
+        return entry.topics
+    assert default_topic is not None
+    return [default_topic]
+
+
 def _save(
     loaded: list[Loaded],
     pictures: dict[str, Image],
@@ -325,14 +277,21 @@ def _save(
     progress: bool,
 ) -> Counts:
     """Create or update a post per entry, by slug, in the session (the caller commits)."""
-    catalog = Catalog()
     existing = _existing([item.entry.slug for item in loaded])
+    # New topics and authors go in with the posts, in the one flush at the end.
+    topics_by_name = store.topics_named(
+        (name for item in loaded for name in _topic_names(item.entry, default_topic)),
+        flush=False,
+    )
+    authors = store.authors_named(
+        (item.entry.author or default_author for item in loaded), flush=False
+    )
     counts = Counts()
     for item in _steps(loaded, "Importing posts", progress):
         entry = item.entry
-        author = catalog.author(entry.author or default_author)
-        names = entry.topics or [default_topic]
-        topics = list(dict.fromkeys(catalog.topic(name) for name in names))
+        author = authors[entry.author or default_author]
+        names = _topic_names(entry, default_topic)
+        topics = list(dict.fromkeys(topics_by_name[name] for name in names))
         image = pictures.get(entry.slug)
         post = existing.get(entry.slug)
         if post is None:

@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import yaml
-from slugify import slugify
 
-from blog.authoring.store import clean_text
+from blog.authoring.store import clean_text, slug_for
 from blog.models import Author, Post, Topic
 
 # The field names this format writes, in the order it writes them.
@@ -444,11 +443,11 @@ def _entry(
     if slug is not None and not SLUG.fullmatch(slug):
         reader.problem(
             lines["slug"],
-            f"`slug` must be lowercase letters, digits and hyphens (like `{slugify(slug)}`),"
+            f"`slug` must be lowercase letters, digits and hyphens (like `{slug_for(slug)}`),"
             f" not `{slug[:60]}`",
         )
     elif slug is None and title:
-        slug = slugify(title, max_length=SLUG_MAX)
+        slug = slug_for(title)
         if not slug:
             reader.problem(lines["title"], "no slug can be made from this title; add `slug:`")
     draft = values.get("draft")

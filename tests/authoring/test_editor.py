@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from blog import markup
 from blog.extensions import db
-from blog.models import DRAFT, PUBLISHED, Post, SlugRedirect, Topic, utcnow
+from blog.models import DRAFT, PUBLISHED, Author, Post, SlugRedirect, Topic, utcnow
 from tests.authoring.test_auth import csrf_token, editor_client, log_in_as, make_editor, page
 
 __all__ = ["editor_client"]
@@ -221,11 +221,14 @@ def test_existing_topics_match_whatever_their_case(app, editor_client, posts):
     assert names == ["Databases", "Frontend", "Site Reliability"]
 
 
-def test_author_matches_an_existing_name_whatever_its_case(app, editor_client, posts):
+@pytest.mark.parametrize("typed", ["ada example", "ADA   Example"])
+def test_author_matches_an_existing_name_whatever_its_case(app, editor_client, posts, typed):
     """Crediting "ada example" credits the existing Ada Example, not a second author."""
     posts.create(1)
-    post_id = create(editor_client, author="ada example")
+    post_id = create(editor_client, author=typed)
     assert stored(app, post_id).author.name == "Ada Example"
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Author)) == 1
 
 
 def test_create_with_htmx_swaps_the_editor_and_updates_the_address(editor_client):

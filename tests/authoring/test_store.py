@@ -20,6 +20,7 @@ def test_names_differing_only_in_case_are_one_row(app, lookup):
         db.session.commit()
         assert lookup("ada example").id == first.id
         assert lookup("  Ada Example ").id == first.id
+        assert lookup("ADA   example").id == first.id
 
 
 @pytest.mark.parametrize("lookup", [store.topic_named, store.author_named])
@@ -31,6 +32,36 @@ def test_names_without_letters_still_get_a_slug(app, lookup):
         db.session.commit()
         assert row.slug and other.slug and row.slug != other.slug
         assert lookup("!!!").id == row.id
+
+
+@pytest.mark.parametrize("lookup", [store.topics_named, store.authors_named])
+def test_one_lookup_makes_one_row_per_slug(app, lookup):
+    """New names that share a slug, given together, make one row; repeats map to it too."""
+    with app.app_context():
+        found = lookup(["Rust", "rust", " RUST ", "Go"])
+        db.session.commit()
+        assert len({row.id for row in found.values()}) == 2
+        assert found["rust"] is found["Rust"] is found[" RUST "]
+        assert found["Rust"].name == "Rust" and found["Go"].slug == "go"
+
+
+def test_new_topics_go_to_the_end_of_the_filter_in_the_order_named(app):
+    """Each new topic takes the next position after the last one."""
+    with app.app_context():
+        first = store.topic_named("First")
+        db.session.commit()
+        found = store.topics_named(["Second", "First", "Third"])
+        db.session.commit()
+        positions = [found[name].position for name in ("First", "Second", "Third")]
+        assert positions == [first.position, first.position + 1, first.position + 2]
+
+
+def test_a_fixed_slug_must_be_the_one_the_name_makes(app):
+    """Demo data and benchmarks name their slugs; a slug the rule would not make is refused."""
+    with app.app_context():
+        assert store.topic_named("Developer tools", "developer-tools").slug == "developer-tools"
+        with pytest.raises(ValueError, match="developer-tools"):
+            store.topic_named("Developer tools", "tools")
 
 
 @pytest.mark.parametrize(

@@ -301,9 +301,35 @@ def test_topics_and_authors_match_existing_rows_by_slug(app, runner, posts, tmp_
     with app.app_context():
         post = post_named("lower-case")
         assert [t.name for t in post.topics] == ["Databases", "++"]
-        assert post.topics[1].slug == "topic"
+        assert post.topics[1].slug == store.topic_slug("++") != "topic"
         assert post.author.name == "Ada Example"
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Author)) == 1
+
+
+def test_same_names_in_other_case_or_spacing_are_the_same_rows(app, runner, posts, tmp_path):
+    """`site  RELIABILITY` files under Site Reliability; `ADA  example` is Ada Example."""
+    posts.topics("Site Reliability")
+    posts.create(1, topics=("Site Reliability",))
+    (tmp_path / "p.md").write_text(
+        "---\ntitle: Spaced\ndate: 2024-01-01\ntopics: ['site  RELIABILITY']\n"
+        "author: ADA  example\n---\n"
+    )
+    assert run(runner, "import", str(tmp_path)).exit_code == 0
+    with app.app_context():
+        post = post_named("spaced")
+        assert [t.name for t in post.topics] == ["Site Reliability"]
+        assert post.author.name == "Ada Example"
+        assert counts(app) == {"posts": 2, "topics": 1, "authors": 1, "images": 0}
+
+
+def test_a_name_without_letters_leaves_real_slugs_to_real_names(app, runner, tmp_path):
+    """`++` gets a made-up slug, so a later topic named Topic is not filed under it."""
+    (tmp_path / "a.md").write_text("---\ntitle: A\ndate: 2024-01-01\ntopics: ['++']\n---\n")
+    (tmp_path / "b.md").write_text("---\ntitle: B\ndate: 2024-01-02\ntopics: [Topic]\n---\n")
+    assert run(runner, "import", str(tmp_path)).exit_code == 0
+    with app.app_context():
+        assert [(t.name, t.slug) for t in post_named("b").topics] == [("Topic", "topic")]
+        assert [t.name for t in post_named("a").topics] == ["++"]
 
 
 def test_an_old_address_that_still_redirects_is_refused(app, runner, posts, tmp_path):
