@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
 from flask_login import UserMixin
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from blog.extensions import db
+from blog.extensions import Base, db
+
+if TYPE_CHECKING:
+    Model = Base  # what db.Model is, as type checkers see it
+else:
+    Model = db.Model
 
 DRAFT = "draft"
 PUBLISHED = "published"
@@ -28,7 +34,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-class Author(db.Model):
+class Author(Model):
     """A person credited on posts."""
 
     __tablename__ = "authors"
@@ -41,7 +47,7 @@ class Author(db.Model):
         return f"<Author {self.slug}>"
 
 
-class Topic(db.Model):
+class Topic(Model):
     """A subject posts are filed under; `position` orders the topic filter."""
 
     __tablename__ = "topics"
@@ -58,7 +64,7 @@ class Topic(db.Model):
         return f"<Topic {self.slug}>"
 
 
-class PostTopic(db.Model):
+class PostTopic(Model):
     """Links a post to a topic; position 0 is the post's primary topic."""
 
     __tablename__ = "post_topics"
@@ -75,7 +81,7 @@ class PostTopic(db.Model):
     topic: so.Mapped[Topic] = so.relationship(lazy="joined")
 
 
-class Image(db.Model):
+class Image(Model):
     """An uploaded picture, cleaned of metadata and stored by content hash."""
 
     __tablename__ = "images"
@@ -94,7 +100,7 @@ class Image(db.Model):
         return f"<Image {self.sha256[:12]}>"
 
 
-class Post(db.Model):
+class Post(Model):
     """A blog post: Markdown source, its stored render, and listing flags."""
 
     __tablename__ = "posts"
@@ -183,7 +189,7 @@ def scheduled(now: datetime | sa.BindParameter[datetime] | None = None) -> sa.Co
     return sa.and_(Post.status == PUBLISHED, Post.published_at > at)
 
 
-class SiteState(db.Model):
+class SiteState(Model):
     """One row whose version every write to reader-visible rows bumps (for caches and ETags).
 
     It also records when the next scheduled post goes live, so the first request after that
@@ -200,7 +206,7 @@ class SiteState(db.Model):
     published_count: so.Mapped[int] = so.mapped_column(server_default="0")
 
 
-class SlugRedirect(db.Model):
+class SlugRedirect(Model):
     """An address a published post had before its slug changed; it answers with a 301."""
 
     __tablename__ = "slug_redirects"
@@ -218,7 +224,7 @@ class SlugRedirect(db.Model):
         return f"<SlugRedirect {self.old_slug}>"
 
 
-class Editor(UserMixin, db.Model):
+class Editor(UserMixin, Model):
     """Someone who may log in to write and publish posts."""
 
     __tablename__ = "editors"

@@ -288,6 +288,7 @@ def _save(post: Post | None) -> Response:
         editors_pick=form.editors_pick.data,
         image=image,
         image_alt=form.image_alt.data,
+        updated_at=post.updated_at if post is not None else None,
         keep_updated_date=form.keep_updated_date.data,
     )
     try:

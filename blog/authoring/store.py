@@ -204,7 +204,7 @@ class SlugTaken(ValueError):
 
 @dataclass
 class PostFields:
-    """Everything an editor sets on a post, already checked by the form."""
+    """Everything a save sets on a post, already checked (by the editor's form or the importer)."""
 
     title: str
     slug: str
@@ -218,7 +218,10 @@ class PostFields:
     editors_pick: bool = False
     image: Image | None = None
     image_alt: str | None = None
-    # A typo fix: leave the "Updated" date as it was.
+    # The "Updated" date the post carries: the editor passes the stored one, a file its own.
+    updated_at: datetime | None = None
+    # Do not move the "Updated" date to now when a live post's text changes: the editor's
+    # "minor fix" box, or an import (the file says when it was updated).
     keep_updated_date: bool = False
 
 
@@ -262,23 +265,33 @@ def current_slug_for(old_slug: str) -> str | None:
 
 
 def _apply(post: Post, fields: PostFields, now: datetime) -> None:
-    """Copy the editor's fields onto the post and render its body."""
+    """Copy the fields onto the post; render its body again only when its text changed."""
+    body = clean_text(fields.body)
+    summary = clean_text(fields.summary).strip()
+    rerender = (
+        body != post.body_markdown
+        or summary != post.summary
+        or post.render_version != markup.PIPELINE_VERSION
+    )
     post.title = clean_text(fields.title).strip()
     post.slug = fields.slug
-    post.summary = clean_text(fields.summary).strip()
+    post.summary = summary
     post.author = fields.author
-    post.set_topics(fields.topics)
+    if post.topics != fields.topics:
+        post.set_topics(fields.topics)
     post.status = fields.status
     post.published_at = fields.published_at
     if fields.status == PUBLISHED and post.published_at is None:
         # Whole minutes, as the editor's date field shows them: saving again changes nothing.
         post.published_at = now.replace(second=0, microsecond=0)
+    post.updated_at = fields.updated_at
     post.featured = fields.featured
     post.editors_pick = fields.editors_pick
     post.image = fields.image
     # The generated illustration describes itself; alt text belongs to an uploaded image.
     post.image_alt = (clean_text(fields.image_alt).strip() or None) if fields.image else None
-    set_body(post, fields.body)
+    if rerender:
+        set_body(post, body)
     post.modified_at = now
 
 
@@ -302,14 +315,15 @@ def create_post(fields: PostFields) -> Post:
     return post
 
 
-def update_post(post: Post, fields: PostFields, *, based_on: int) -> None:
-    """Save an editor's changes to `post`, which they loaded at revision `based_on`.
+def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) -> None:
+    """Save changes to a stored post: the one path for the editor's saves and for imports.
 
-    Raises VersionConflict when someone saved since, SlugTaken when the new address is in use.
-    A live post whose title or body changes gets a new "Updated" date unless the editor keeps
-    the old one; a public post that changes its slug keeps its old address as a redirect.
+    An editor loaded the post at revision `based_on`: VersionConflict when someone saved
+    since. SlugTaken when the new address is in use. A live post whose title or body changes
+    gets a new "Updated" date unless `keep_updated_date`; a public post that changes its
+    slug keeps its old address as a redirect.
     """
-    if post.revision != based_on:
+    if based_on is not None and post.revision != based_on:
         raise VersionConflict
     now = utcnow()
     if fields.slug != post.slug:
@@ -331,9 +345,3 @@ def update_post(post: Post, fields: PostFields, *, based_on: int) -> None:
     _apply(post, fields, now)
     if was_live and fields.status == PUBLISHED and rewritten and not fields.keep_updated_date:
         post.updated_at = now
-
-
-def unpublish(post: Post) -> None:
-    """Take a post back to draft; its dates stay for when it is published again."""
-    post.status = DRAFT
-    post.modified_at = utcnow()

@@ -245,8 +245,9 @@ def newest_posts(limit: int, topic: Topic | None = None) -> list[Post]:
     return list(db.session.scalars(query.order_by(*NEWEST_FIRST).limit(limit)))
 
 
-def _latest(published: datetime, updated: datetime | None) -> datetime:
-    """The later of a publish date and a revision date."""
+def _latest(published: datetime | None, updated: datetime | None) -> datetime:
+    """The later of a publish date and a revision date (a live post has a publish date)."""
+    assert published is not None
     return max(published, updated) if updated else published
 
 

@@ -13,8 +13,10 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
+import sqlalchemy.orm as so
 from flask import Blueprint, abort, current_app, request, url_for
 from flask.wrappers import Response
 from markupsafe import Markup, escape
@@ -45,7 +47,7 @@ SEARCH_FRAGMENTS = {
 # bm25() column weights on SQLite, in the FTS table's column order: title, summary, body, topics.
 BM25_WEIGHTS = (10.0, 4.0, 1.0, 2.0)
 FTS_TABLE = sa.table("post_search", sa.column("rowid", sa.Integer))
-FTS_NAME = sa.literal_column("post_search")
+FTS_NAME: sa.ColumnElement[str] = sa.literal_column("post_search")
 FTS_BODY_COLUMN = 2
 # Post ids and publish dates read through ix_posts_search_live (SQLAlchemy has no SQLite
 # index hints, so the hinted select is written out).
@@ -60,7 +62,7 @@ RANKED_MATCHES = 1000
 # The last word grows as a prefix from this length: one letter would match half the index.
 MIN_PREFIX = 2
 
-PG_CONFIG = sa.literal_column("'english'::regconfig")
+PG_CONFIG: sa.ColumnElement[str] = sa.literal_column("'english'::regconfig")
 PG_VECTOR = sa.literal_column("posts.search_vector", pg.TSVECTOR)
 PG_HEADLINE = (
     f"StartSel={MARK_OPEN}, StopSel={MARK_CLOSE}, MaxWords={SNIPPET_WORDS}, "
@@ -164,7 +166,7 @@ def _tsquery(terms: Sequence[Term]) -> sa.ColumnElement:
     """A PostgreSQL tsquery for the terms; the reader's text only ever travels as bound text."""
     query: sa.ColumnElement | None = None
     for term in terms:
-        part = sa.func.phraseto_tsquery(PG_CONFIG, term.text, type_=pg.TSQUERY)
+        part: sa.ColumnElement = sa.func.phraseto_tsquery(PG_CONFIG, term.text, type_=pg.TSQUERY)
         words = term.words
         if term.prefix and words:
             lexemes = " <-> ".join(_tsquery_lexeme(word) for word in words) + ":*"
@@ -175,7 +177,9 @@ def _tsquery(terms: Sequence[Term]) -> sa.ColumnElement:
     return query
 
 
-def _in_topic(post_id: sa.ColumnElement[int], topic: Topic) -> sa.ColumnElement[bool]:
+def _in_topic(
+    post_id: sa.ColumnElement[int] | so.InstrumentedAttribute[int], topic: Topic
+) -> sa.ColumnElement[bool]:
     """The post is filed under the topic.
 
     A correlated EXISTS (one primary-key probe per match), not `rowid IN (...)`: SQLite
@@ -220,7 +224,10 @@ class _SQLite(_Engine):
             sa.select(Post.id).where(scheduled()),
             sa.select(Post.id).where(Post.status == PUBLISHED, Post.published_at.is_(None)),
         )
-        conditions = [FTS_NAME.op("MATCH")(_fts5_match(terms)), FTS_TABLE.c.rowid.not_in(hidden)]
+        conditions: list[sa.ColumnElement[bool]] = [
+            FTS_NAME.op("MATCH")(_fts5_match(terms)),
+            FTS_TABLE.c.rowid.not_in(hidden),
+        ]
         if topic is not None:
             conditions.append(_in_topic(FTS_TABLE.c.rowid, topic))
         return conditions
@@ -255,11 +262,11 @@ class _SQLite(_Engine):
             .offset(offset)
         )
         rows = db.session.execute(query).all()
-        ranked = rows[0][1] if rows else db.session.scalar(sa.select(size))
+        ranked: int = rows[0][1] if rows else db.session.scalar(sa.select(size)) or 0
         total = ranked
         if ranked >= RANKED_MATCHES:  # capped: count every match (cheap without bm25)
             count = sa.select(sa.func.count()).select_from(FTS_TABLE).where(*conditions)
-            total = db.session.scalar(count)
+            total = db.session.scalar(count) or 0
         return Ranked([row[0] for row in rows], ranked, total)
 
     def snippets(self, terms: Sequence[Term], ids: list[int]) -> sa.Select:
@@ -304,12 +311,16 @@ class _PostgreSQL(_Engine):
         self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
     ) -> Ranked:
         query = _tsquery(terms)
-        conditions = [PG_VECTOR.op("@@")(query), live()]
+        conditions: list[sa.ColumnElement[bool]] = [PG_VECTOR.op("@@")(query), live()]
         if topic is not None:
             conditions.append(_in_topic(Post.id, topic))
         # Every matching id (for the count), then the latest added up to the cap (to rank).
-        found = sa.select(Post.id.label("post_id")).where(*conditions)
-        found = found.cte("found").prefix_with("MATERIALIZED")
+        found = (
+            sa.select(Post.id.label("post_id"))
+            .where(*conditions)
+            .cte("found")
+            .prefix_with("MATERIALIZED")
+        )
         candidates = (
             sa.select(found.c.post_id)
             .order_by(found.c.post_id.desc())
@@ -466,7 +477,7 @@ def _topic() -> Topic | None:
 
 def search_url(text: str, topic: Topic | None, page: int = 1) -> str:
     """The address of a search state (page 1 and no topic leave their parameters out)."""
-    args: dict[str, object] = {"q": text}
+    args: dict[str, Any] = {"q": text}
     if topic is not None:
         args["topic"] = topic.slug
     if page > 1:

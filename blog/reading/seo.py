@@ -20,6 +20,7 @@ from flask import Blueprint, Flask, current_app, has_request_context, request, u
 from flask.wrappers import Response
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
+from werkzeug.wrappers import Response as BaseResponse
 
 from blog.models import Post, Topic
 from blog.reading import listing
@@ -399,7 +400,7 @@ def robots_txt() -> str:
 
 
 @bp.get("/robots.txt")
-def robots() -> Response:
+def robots() -> BaseResponse:
     """Directions for crawlers; it changes only with the settings."""
     response = Response(robots_txt(), mimetype="text/plain")
     response.add_etag(weak=True)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, make_response, redirect, render_template, url_for
 from flask.wrappers import Response
+from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring import store
+from blog.models import Post
 from blog.reading import listing, seo
 from blog.web import htmx, validators
 from blog.web.headers import cacheable
@@ -45,7 +47,8 @@ def _listing(topic_slug: str | None) -> Response:
         abort(404, description="That page is past the end of the list.")
     page = listing.Page(listing.page(topic, number, per_page), number, per_page, topic_total)
     # Featured and picks sit outside the swapped regions: read them only when shown.
-    featured, picks = None, []
+    featured: Post | None = None
+    picks: list[Post] = []
     if block is None or (topic is None and block == "all_posts"):
         featured, picks = listing.featured_and_picks(config["PICKS_COUNT"] if not topic else 0)
         if block is not None:
@@ -78,7 +81,7 @@ def topic(slug: str) -> Response:
 
 
 @bp.get("/posts/<slug>")
-def post(slug: str) -> Response:
+def post(slug: str) -> BaseResponse:
     """One post, rendered from its stored, sanitized HTML."""
     check = validators.validator("post", slug)
     early = validators.not_modified(check, personal=True)

@@ -241,23 +241,26 @@ def _existing(slugs: list[str]) -> dict[str, Post]:
     return found
 
 
-def _update(post: Post, entry: Entry, author: Author, topics: list[Topic]) -> None:
-    """Bring a stored post in line with an entry, re-rendering only when its text changed."""
-    rerender = canonical_body(post.body_markdown) != entry.body or post.summary != entry.summary
-    post.title = entry.title
-    post.summary = entry.summary
-    post.status = DRAFT if entry.draft else PUBLISHED
-    post.published_at = entry.published_at
-    post.updated_at = entry.updated_at
-    post.featured = entry.featured
-    post.editors_pick = entry.editors_pick
-    post.image_alt = entry.image_alt
-    if post.author is not author:
-        post.author = author
-    if post.topics != topics:
-        post.set_topics(topics)
-    if rerender:
-        store.set_body(post, entry.body)
+def _fields(
+    entry: Entry, author: Author, topics: list[Topic], image: Image | None
+) -> store.PostFields:
+    """What the entry sets on its post; alt text only with an image, as the editor keeps it."""
+    return store.PostFields(
+        title=entry.title,
+        slug=entry.slug,
+        body=entry.body,
+        summary=entry.summary,
+        topics=topics,
+        author=author,
+        status=DRAFT if entry.draft else PUBLISHED,
+        published_at=entry.published_at,
+        featured=entry.featured,
+        editors_pick=entry.editors_pick,
+        image=image,
+        image_alt=entry.image_alt if image is not None else None,
+        updated_at=entry.updated_at,
+        keep_updated_date=True,
+    )
 
 
 def _topic_names(entry: Entry, default_topic: str | None) -> list[str]:
@@ -293,33 +296,38 @@ def _save(
         names = _topic_names(entry, default_topic)
         topics = list(dict.fromkeys(topics_by_name[name] for name in names))
         image = pictures.get(entry.slug)
+        fields = _fields(entry, author, topics, image)
         post = existing.get(entry.slug)
         if post is None:
             post = store.new_post(
-                title=entry.title,
-                slug=entry.slug,
-                body=entry.body,
-                summary=entry.summary,
+                title=fields.title,
+                slug=fields.slug,
+                body=fields.body,
+                summary=fields.summary,
                 author=author,
                 topics=topics,
-                published_at=entry.published_at,
-                updated_at=entry.updated_at,
-                featured=entry.featured,
-                editors_pick=entry.editors_pick,
-                image_alt=entry.image_alt,
+                published_at=fields.published_at,
+                updated_at=fields.updated_at,
+                featured=fields.featured,
+                editors_pick=fields.editors_pick,
+                image_alt=fields.image_alt,
             )
-            post.status = DRAFT if entry.draft else PUBLISHED
+            post.status = fields.status
             post.image = image
             existing[entry.slug] = post
             counts.created += 1
             continue
-        wanted = replace(entry, author=author.name, topics=[t.name for t in topics], image=None)
+        wanted = replace(
+            entry,
+            author=author.name,
+            topics=[topic.name for topic in topics],
+            image=None,
+            image_alt=fields.image_alt,
+        )
         if entry_of(post) == wanted and post.image is image:
             counts.unchanged += 1
             continue
-        _update(post, entry, author, topics)
-        if post.image is not image:
-            post.image = image
+        store.update_post(post, fields)
         counts.updated += 1
     return counts
 

@@ -38,7 +38,7 @@ from werkzeug.routing import RequestRedirect
 
 from blog.extensions import db
 from blog.web.htmx import VARY, fragment_for
-from blog.web.versions import State, read_state
+from blog.web.versions import State, read_state_from_pool
 from blog.web.viewer import carries_credentials_in
 
 if TYPE_CHECKING:
@@ -145,6 +145,7 @@ class PageCache:
         self.app = app
         self.routes = dict(routes)
         self.store = Store(app.config["PAGE_CACHE_MB"] * 1024 * 1024)
+        self.engine: sa.Engine | None = None  # the app's, once the first request needs it
         _stores.add(self.store)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
@@ -163,9 +164,12 @@ class PageCache:
         if state is None or state.publish_due:  # Flask reads again, publishes, reports
             return self.wsgi_app(environ, start_response)
         entry = self.store.get(key)
-        fresh = entry is not None and entry.stamp == state.stamp
         # "*" matches any current representation: let a rendered response answer it.
-        if fresh and environ.get("HTTP_IF_NONE_MATCH", "").strip() != "*":
+        if (
+            entry is not None
+            and entry.stamp == state.stamp
+            and environ.get("HTTP_IF_NONE_MATCH", "").strip() != "*"
+        ):
             return self._serve(entry, environ, start_response)
         return self._render(key, state, environ, start_response)
 
@@ -189,12 +193,13 @@ class PageCache:
 
     def _state(self) -> State | None:
         """The state row, or None when it cannot be read (Flask then answers, and reports)."""
-        with self.app.app_context():
-            try:
-                with db.engine.connect() as connection:
-                    return read_state(connection)
-            except sa.exc.DBAPIError:
-                return None
+        if self.engine is None:
+            with self.app.app_context():
+                self.engine = db.engine
+        try:
+            return read_state_from_pool(self.engine)
+        except self.engine.dialect.loaded_dbapi.Error:
+            return None
 
     def _render(
         self,

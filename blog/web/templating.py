@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from flask import Flask, url_for
 
@@ -38,7 +39,7 @@ def iso_date(value: datetime | None) -> str:
 
 def listing_url(topic: Topic | None, page: int = 1) -> str:
     """The URL of a listing state: all topics or one, at a page (page 1 has no parameter)."""
-    args = {"page": page} if page > 1 else {}
+    args: dict[str, Any] = {"page": page} if page > 1 else {}
     if topic is None:
         return url_for("public.home", **args)
     return url_for("public.topic", slug=topic.slug, **args)

@@ -204,10 +204,14 @@ def test_a_failed_version_read_falls_back_to_rendering(app, client, posts, monke
     posts.create(1, title="Still here")
     client.get("/")
 
-    def broken(connection):
-        connection.execute(sa.text("SELECT no_such_column FROM site_state"))
+    def broken(engine):
+        connection = engine.raw_connection()
+        try:
+            connection.cursor().execute("SELECT no_such_column FROM site_state")
+        finally:
+            connection.close()
 
-    monkeypatch.setattr(pagecache, "read_state", broken)
+    monkeypatch.setattr(pagecache, "read_state_from_pool", broken)
     rendered, stop = _renders(app)
     try:
         page = client.get("/")
