@@ -1,4 +1,5 @@
-"""The listing benchmark's targets, and its results as a Markdown report.
+"""The listing benchmark's targets (those of the issue "One simple reader path"), and its
+results as a Markdown report.
 
 `python -m bench.report bench/results/listing-<time>.json` prints a saved run's report again.
 """
@@ -42,6 +43,16 @@ LEGEND = """\
   first request of a fresh app (cold) and the same request again (warm).
 - Ratios are taken round by round (rows compared with each other run next to each other, in
   alternating order), and the median of the rounds is reported.
+- **Editor's save** (`bench/editor_save.py`): an editor logged in through /login loads
+  `/editor/posts/<id>` of the newest post, sends back every field the form holds (hidden ones
+  and the CSRF token included) with the title changed slightly, as htmx posts that form, and
+  the POST is timed: in-process with Flask's test client, on a throwaway copy of the smallest
+  and of the largest data set, sizes alternating round by round; the median of per-round
+  ratios is reported.
+- **Worker memory** (`bench/memory.py`): each worker's VmRSS before and after 5,000 anonymous
+  requests to the app at {main:,} posts (after the timed rows) for `/`, `/topics/<t>` and
+  `/posts/<slug>` with `?utm_x=<random>&page=1` or `?v=<random>`, a random Host and, for
+  half of them, `HX-Request: true` with a random HX-Target.
 """
 
 
@@ -215,6 +226,34 @@ def _memory_ceiling(facts: dict[str, Any]) -> float | None:
     return found.get("limit_mb")
 
 
+def _save_ratio(
+    _rows: dict[str, dict[str, Any]], facts: dict[str, Any]
+) -> tuple[float | None, str]:
+    """The editor's save at the largest size over the same save at the smallest, by rounds."""
+    found = facts.get("save")
+    wanted = (facts["sizes"]["small"], facts["sizes"]["big"])
+    if not found:
+        return None, "not measured"
+    if found.get("error"):
+        return None, f"not measured: {found['error']}"
+    small, big = found["sizes"]
+    ratios = [r[str(big)] / r[str(small)] for r in found["rounds"]]
+    if not ratios:
+        return None, "not measured: no round saved at both sizes"
+    value = statistics.median(ratios)
+    medians = found["median_ms"]
+    statements = {size: f"{n:g}" for size, n in (found.get("statements") or {}).items()}
+    text = (
+        f"{value:.2f}× ({len(ratios)} rounds, spread {min(ratios):.2f}–{max(ratios):.2f}; "
+        f"median save {medians[str(big)]:.1f} ms at {big:,} / {medians[str(small)]:.1f} ms "
+        f"at {small:,}; SQL statements per save {statements.get(str(big), '–')} / "
+        f"{statements.get(str(small), '–')})"
+    )
+    if (small, big) != wanted:
+        return None, f"not measured at {wanted[1]:,} vs {wanted[0]:,}: this run has {text}"
+    return value, text
+
+
 TARGETS = (
     Target(
         "home_vs_constant",
@@ -284,6 +323,13 @@ TARGETS = (
         "≤ 1",
         _sql(1),
         lambda value: value <= 1,
+    ),
+    Target(
+        "save_big_vs_small",
+        "An editor's save of one post at {big:,} posts vs at {small:,}",
+        "≤ 1.30×",
+        _save_ratio,
+        lambda value: value <= 1.3,
     ),
     Target(
         "memory_growth",
@@ -389,10 +435,29 @@ def database_section(name: str, result: dict[str, Any]) -> str:
         lines.append(
             f"| {target['label']} | {target['measured']} | {target['limit']} | {verdict} |"
         )
-    notes = result.get("notes") or []
+    notes = [*_save_notes(result.get("save")), *(result.get("notes") or [])]
     if notes:
         lines += ["", *[f"- {note}" for note in notes]]
     return "\n".join(lines) + "\n"
+
+
+def _save_notes(found: dict[str, Any] | None) -> list[str]:
+    """What the editor's save measured at each size, for the notes under the targets."""
+    if not found or found.get("error") or not found.get("median_ms"):
+        return []
+    sizes = found["sizes"]
+    at = ", ".join(
+        f"{found['median_ms'][str(size)]:.1f} ms and {found['statements'][str(size)]:g} SQL "
+        f"statements at {size:,} posts"
+        for size in sizes
+    )
+    fields = ", ".join(f"`{name}`" for name in found.get("fields") or [])
+    status = ", ".join(str(code) for code in found.get("status") or [])
+    return [
+        f"Editor's save of `{found['post']}` ({found['how']}): median {at}; "
+        f"{len(found['rounds'])} rounds, answered {status}; fields the form handed out and "
+        f"the save sent: {fields}."
+    ]
 
 
 def _building(results: dict[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """The listing benchmark (issue 8): one command that measures the listing against its targets.
 
     .venv/bin/python -m bench.run          # SQLite and PostgreSQL; 1,000, 10,000, 100,000 posts
-    .venv/bin/python -m bench.run --quick  # smoke run: 1,000 and 10,000 posts, one 3 s run
+    .venv/bin/python -m bench.run --quick  # smoke run: 1,000 and 10,000 posts, one 3 s run,
+                                           # 10 saves
 
 For each database it builds (or finds cached) data sets through the store (bench/datasets.py),
 starts gunicorn (2 sync workers, 127.0.0.1) for the blog on each data set, for the blog with
@@ -12,7 +13,10 @@ interleaved and in alternating order, the rows a target compares next to each ot
 drift on a shared machine hits every row alike; medians of the rounds are reported, and each
 target's ratio is the median of its per-round ratios. Bytes come from one plain HTTP fetch
 per row; SQL statements and template renders per request from bench/sqlcount.py (cold: a
-fresh app's first request; warm: the same again).
+fresh app's first request; warm: the same again). After the timed rows, each worker's memory
+is read before and after 5,000 anonymous requests with random query strings and headers
+(bench/memory.py); with every server stopped, an editor's save of one post is timed at the
+smallest and the largest size, on copies of those data sets (bench/editor_save.py).
 
 Output: a Markdown table on stdout and in bench/results/listing-<UTC time>.md, and the same
 data as bench/results/listing-<UTC time>.json:
@@ -31,6 +35,12 @@ data as bench/results/listing-<UTC time>.json:
                         "runs": [{"rps", "p50_ms", "p99_ms", "requests", "non_2xx_3xx",
                                   "socket_errors"}],
                         "rps", "p50_ms", "p99_ms", "error"}},
+         "memory": {"server", "requests", "seconds", "answers": {status: count},
+                    "page_cache_mb", "limit_mb", "replaced": [pid],
+                    "workers": [{"pid", "before_mb", "after_mb", "growth_mb"}]} or {"error"},
+         "save": {"how", "post", "sizes": [small, big], "rounds": [{size: ms}],
+                  "median_ms": {size: ms}, "statements": {size: n}, "status": [code],
+                  "fields": [name], "error" (only when not measured)},
          "targets": [{"key", "label", "measured", "value", "limit", "result"}],
          "notes": [str]}}}
 """
@@ -56,7 +66,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from bench import datasets, memory, reference_app, report, servers, wrk
+from bench import datasets, editor_save, memory, reference_app, report, servers, wrk
 from bench.servers import Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -482,6 +492,8 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
     finally:
         for server in started.values():
             servers.stop(server)
+    # Last, with every server stopped: PostgreSQL copies a database only while nobody uses it.
+    facts["save"] = measure_save(database, sets, args)
 
     for result in results.values():
         runs = result["runs"]
@@ -504,6 +516,7 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
         "inmemory_identical": identical,
         "page_weight": weight,
         "memory": facts["memory"],
+        "save": facts["save"],
         "rows": results,
         "targets": report.evaluate(results, facts),
         "notes": notes,
@@ -531,6 +544,24 @@ def measure_memory(
         if w["growth_mb"] is not None
     )
     log(f"  worker memory: {growth}; answers {found['answers']}")
+    return found
+
+
+def measure_save(
+    database: str, sets: dict[int, datasets.DataSet], args: argparse.Namespace
+) -> dict[str, Any]:
+    """An editor's save at the smallest and the largest size (bench/editor_save.py)."""
+    small, big = min(sets), max(sets)
+    if small == big:
+        return {"error": "the run has one data set size"}
+    log(f"{database}: {args.saves} editor's saves at {small:,} and at {big:,} posts, alternating")
+    found = editor_save.measure(
+        database, {small: sets[small].url, big: sets[big].url}, rounds=args.saves, log=log
+    )
+    if found.get("error"):
+        log(f"  not measured: {found['error']}")
+    else:
+        log(f"  median save: {found['median_ms']} ms; statements {found['statements']}")
     return found
 
 
@@ -574,7 +605,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: 1,000 and 10,000 posts, one 3 s run per row",
+        help="smoke run: 1,000 and 10,000 posts, one 3 s run per row, 10 saves per size",
     )
     parser.add_argument(
         "--sizes",
@@ -601,6 +632,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="NAME=VALUE",
         help=f"setting that turns caches off (default: {COLD_ENV})",
     )
+    parser.add_argument(
+        "--saves", type=int, help="editor's saves per size, alternating (default 30; quick 10)"
+    )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the data sets")
     parser.add_argument("--label", default="", help="a note for the report's heading")
     parser.add_argument("--output", type=Path, default=RESULTS, help="folder for the results")
@@ -610,13 +644,14 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     args.duration = args.duration or (3 if quick else 10)
     args.runs = args.runs or (1 if quick else 3)
     args.warmup = args.warmup if args.warmup is not None else (1 if quick else 3)
+    args.saves = args.saves or (10 if quick else editor_save.ROUNDS)
     args.cold_env = dict(args.cold_env) if args.cold_env else dict(COLD_ENV)
     args.databases = [d.strip() for d in args.databases.split(",") if d.strip()]
     for database in args.databases:
         if database not in datasets.DATABASES:
             parser.error(f"unknown database {database!r}")
-    if args.runs < 1 or args.duration < 1 or args.connections < 1 or args.threads < 1:
-        parser.error("runs, duration, connections and threads must be at least 1")
+    if min(args.runs, args.duration, args.connections, args.threads, args.saves) < 1:
+        parser.error("runs, duration, connections, threads and saves must be at least 1")
     return args
 
 
@@ -671,6 +706,7 @@ def main(argv: list[str] | None = None) -> int:
             "duration": args.duration,
             "runs": args.runs,
             "warmup": args.warmup,
+            "saves": args.saves,
             "threads": args.threads,
             "connections": args.connections,
             "workers": servers.WORKERS,
