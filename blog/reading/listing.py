@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -147,60 +147,75 @@ def topic_filter() -> TopicFilter:
     return TopicFilter(rows[0][2], [TopicCount(topic, count) for topic, count, _ in rows])
 
 
+@dataclass(frozen=True)
+class Cards:
+    """The posts a listing shows as cards: its page, and the featured post and picks."""
+
+    page: list[Post]
+    featured: Post | None = None
+    picks: list[Post] = field(default_factory=list)
+
+
 @functools.cache
-def _page_statement(in_topic: bool) -> sa.Select:
-    """One page of cards (`now`, `offset`, `limit`; `topic_id` when `in_topic`).
+def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
+    """The cards of one page (`now`, `offset`, `limit`; `topic_id` when `in_topic`), with the
+    newest featured post and the `picks` newest picks when `flagged`, newest first.
 
     The page's ids come from the listing index alone (an OFFSET over it, never a sort of the
-    table), and only those posts are joined to what their cards show.
+    table), and only the posts shown are joined to what their cards show. Each row says
+    whether its post is on the page.
     """
     ids = sa.select(Post.id).where(live(NOW))
-    if in_topic:
-        filed = sa.select(PostTopic.post_id).where(PostTopic.topic_id == sa.bindparam("topic_id"))
-        ids = ids.where(Post.id.in_(filed))
-    ids = ids.order_by(*NEWEST_FIRST).offset(sa.bindparam("offset")).limit(sa.bindparam("limit"))
-    on_page = ids.subquery("on_page")
+    if in_topic:  # walking the listing index, a post's topic is one primary-key probe
+        filed = sa.select(PostTopic.post_id).where(
+            PostTopic.post_id == Post.id, PostTopic.topic_id == sa.bindparam("topic_id")
+        )
+        ids = ids.where(filed.exists())
+    # A CTE, read twice below but worked out once.
+    page_ids = (
+        ids.order_by(*NEWEST_FIRST)
+        .offset(sa.bindparam("offset"))
+        .limit(sa.bindparam("limit"))
+        .cte("page_ids")
+    )
+    on_page = Post.id.in_(sa.select(page_ids.c.id))
+    shown = on_page
+    if flagged:
+        newest_live = sa.select(Post.id).where(live(NOW)).order_by(*NEWEST_FIRST)
+        featured_id = newest_live.where(Post.featured.is_(True)).limit(1).scalar_subquery()
+        pick_ids = newest_live.where(Post.editors_pick.is_(True)).limit(sa.bindparam("picks"))
+        shown = sa.or_(on_page, Post.id == featured_id, Post.id.in_(pick_ids))
     return (
-        sa.select(Post)
-        .join(on_page, on_page.c.id == Post.id)
+        sa.select(Post, on_page.label("on_page"))
+        .where(shown)
         .options(*CARD_OPTIONS)
         .order_by(*NEWEST_FIRST)
     )
 
 
-def page(topic: Topic | None, number: int, per_page: int) -> list[Post]:
-    """Page `number` of the listing (of one topic), newest first."""
+def cards(
+    topic: Topic | None, number: int, per_page: int, *, featured: bool = False, picks: int = 0
+) -> Cards:
+    """Page `number` of the listing (of one topic), with the featured post when `featured`
+    and the `picks` newest editor's picks, in one statement."""
+    flagged = featured or picks > 0
     values: dict[str, object] = {
         "now": utcnow(),
         "offset": (number - 1) * per_page,
         "limit": per_page,
+        "picks": picks,
     }
     if topic is not None:
         values["topic_id"] = topic.id
-    return list(db.session.scalars(_page_statement(topic is not None), values))
-
-
-@functools.cache
-def _flagged_statement() -> sa.Select:
-    """The newest featured post and the `picks` newest picks (`now`, `picks`)."""
-    flagged = sa.select(Post.id).where(live(NOW)).order_by(*NEWEST_FIRST)
-    featured_id = flagged.where(Post.featured.is_(True)).limit(1).scalar_subquery()
-    pick_ids = flagged.where(Post.editors_pick.is_(True)).limit(sa.bindparam("picks"))
-    return (
-        sa.select(Post)
-        .where(sa.or_(Post.id == featured_id, Post.id.in_(pick_ids)))
-        .options(*CARD_OPTIONS)
-        .order_by(*NEWEST_FIRST)
-    )
-
-
-def featured_and_picks(picks: int) -> tuple[Post | None, list[Post]]:
-    """The newest featured post and the `picks` newest editor's picks, in one statement."""
-    found = list(db.session.scalars(_flagged_statement(), {"now": utcnow(), "picks": picks}))
+    rows = db.session.execute(_cards_statement(topic is not None, flagged), values).all()
+    page = [post for post, on_page in rows if on_page]
+    if not flagged:
+        return Cards(page)
     # Newest first, so the first flagged post is the featured one and the first picks are
-    # the picks (a featured post older than them can be in the list too).
-    featured = next((post for post in found if post.featured), None)
-    return featured, [post for post in found if post.editors_pick][:picks]
+    # the picks (a featured post older than them can be among them too).
+    first_featured = next((post for post, _ in rows if post.featured), None)
+    chosen = [post for post, _ in rows if post.editors_pick][:picks]
+    return Cards(page, first_featured if featured else None, chosen)
 
 
 def post_by_slug(slug: str) -> Post | None:

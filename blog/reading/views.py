@@ -7,7 +7,6 @@ from flask.wrappers import Response
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring import store
-from blog.models import Post
 from blog.reading import listing, seo
 from blog.web import htmx, validators
 from blog.web.headers import cacheable
@@ -45,14 +44,15 @@ def _listing(topic_slug: str | None) -> Response:
         topic, topic_total = entry.topic, entry.count
     if number > listing.last_page(topic_total, per_page):
         abort(404, description="That page is past the end of the list.")
-    page = listing.Page(listing.page(topic, number, per_page), number, per_page, topic_total)
     # Featured and picks sit outside the swapped regions: read them only when shown.
-    featured: Post | None = None
-    picks: list[Post] = []
-    if block is None or (topic is None and block == "all_posts"):
-        featured, picks = listing.featured_and_picks(config["PICKS_COUNT"] if not topic else 0)
-        if block is not None:
-            featured = None
+    shown = listing.cards(
+        topic,
+        number,
+        per_page,
+        featured=block is None,
+        picks=config["PICKS_COUNT"] if topic is None and block in (None, "all_posts") else 0,
+    )
+    page = listing.Page(shown.page, number, per_page, topic_total)
     response = htmx.render(
         "public/listing.html",
         block,
@@ -61,9 +61,9 @@ def _listing(topic_slug: str | None) -> Response:
         page=page,
         topics=found.topics,
         total=found.total,
-        featured=featured,
-        picks=picks,
-        meta=seo.listing_meta(topic, page, featured) if block is None else None,
+        featured=shown.featured,
+        picks=shown.picks,
+        meta=seo.listing_meta(topic, page, shown.featured) if block is None else None,
     )
     return cacheable(response, check, vary=htmx.VARY, personal=True)
 

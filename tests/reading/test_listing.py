@@ -101,23 +101,26 @@ def test_pages_walk_every_live_post_once_newest_first(app, posts):
     with app.app_context():
         topic = db.session.scalar(sa.select(Topic).where(Topic.slug == "frontend"))
         for chosen, expected in ((None, 35), (topic, 35)):
-            seen = [p for n in range(1, 5) for p in listing.page(chosen, n, 12)]
+            seen = [p for n in range(1, 5) for p in listing.cards(chosen, n, 12).page]
             assert len(seen) == len({p.id for p in seen}) == expected
             keys = [(p.published_at, p.id) for p in seen]
             assert keys == sorted(keys, reverse=True)
-        assert listing.page(None, 4, 12) == []
+        assert listing.cards(None, 4, 12, featured=True, picks=4).page == []
 
 
 def test_featured_is_the_newest_flagged_post_and_picks_the_newest_picks(app, posts):
-    """The featured post and the picks come from one statement and keep their own rules
+    """The page, the featured post and the picks come from one statement and keep their rules
     (the factory makes each post older than the one before)."""
     [newest_plain] = posts.create(1)
     [featured_pick] = posts.create(1, featured=True, editors_pick=True)
     picks = posts.create(5, editors_pick=True)
     [older_featured] = posts.create(1, featured=True)
     with app.app_context():
-        featured, shown = listing.featured_and_picks(4)
-        assert featured is not None and featured.slug == featured_pick
-        assert [p.slug for p in shown] == [featured_pick, *picks[:3]]
-        assert listing.featured_and_picks(0) == (featured, [])
+        found = listing.cards(None, 1, 3, featured=True, picks=4)
+        assert found.featured is not None and found.featured.slug == featured_pick
+        assert [p.slug for p in found.picks] == [featured_pick, *picks[:3]]
+        # The page is its own: the flagged posts shown beside it are not on it.
+        assert [p.slug for p in found.page] == [newest_plain, featured_pick, picks[0]]
+        assert listing.cards(None, 1, 3, featured=True).picks == []
+        assert listing.cards(None, 1, 3, picks=2).featured is None
     assert newest_plain not in (featured_pick, older_featured)
