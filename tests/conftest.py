@@ -28,6 +28,31 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--screenshots`: the browser suite saves its page captures (`make screenshots`)."""
+    parser.addoption(
+        "--screenshots",
+        action="store_true",
+        help="save full-page screenshots of the browser suite's pages in artifacts/screenshots",
+    )
+
+
+def uses_database(item: pytest.Item) -> bool:
+    """Whether a test reaches the test database: it uses `app` or a `*database_url` fixture,
+    directly or through another fixture (`client`, `posts`...)."""
+    names = getattr(item, "fixturenames", ())
+    return any(name == "app" or name.endswith("database_url") for name in names)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use the database `database`, so the PostgreSQL pass can run only
+    those (`-m database`) without anyone having to remember a marker."""
+    for item in items:
+        if uses_database(item):
+            item.add_marker(pytest.mark.database)
+
+
 def _postgres_admin() -> sa.Engine:
     """An autocommit engine on the server's maintenance database (fails loudly in CI)."""
     engine = sa.create_engine(POSTGRES_SERVER, isolation_level="AUTOCOMMIT")
