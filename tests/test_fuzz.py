@@ -2,8 +2,9 @@
 
 Property-based tests (hypothesis, derandomized so CI runs the same examples every time) send
 random paths, query strings, form fields and headers to every public and authoring route;
-a plain parametrized test then puts each entry of tests/data/naughty_strings.txt into every
-field of the real editor form and into search, and checks what is stored and shown.
+parametrized tests then put each entry of tests/data/naughty_strings.txt into every field of
+the editor form and check what is stored and shown: all of them in this process (form, store,
+Markdown, file format, search query), and a sample of about thirty over HTTP as well.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from slugify import slugify
 
-from blog.authoring.forms import SLUG_PATTERN
+from blog import create_app
+from blog.authoring import store
+from blog.authoring.forms import SLUG_PATTERN, PostForm, topic_names
+from blog.config import Config
 from blog.extensions import db
-from blog.models import Post
+from blog.models import Post, utcnow
+from blog.reading import search
+from blog.transfer.files import entry_of
+from blog.transfer.frontmatter import read_post, write_post
 from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
 from tests.reading.test_xss_pages import fingerprint
 
@@ -43,8 +50,17 @@ def _unescaped(text: str) -> str:
 
 def read_naughty(path: Path = NAUGHTY_FILE) -> list[str]:
     """The entries of the naughty-strings file, markers expanded (format in its header)."""
-    entries: list[str] = []
+    return [entry for entries in read_naughty_sections(path).values() for entry in entries]
+
+
+def read_naughty_sections(path: Path = NAUGHTY_FILE) -> dict[str, list[str]]:
+    """The file's entries under the `# --- Section` line each follows, in file order."""
+    sections: dict[str, list[str]] = {}
+    entries = sections.setdefault("", [])
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if line.startswith("# ---"):
+            entries = sections.setdefault(line.strip("#- "), [])
+            continue
         if not line or line.startswith("#"):
             continue
         if line.startswith("@@"):
@@ -60,11 +76,11 @@ def read_naughty(path: Path = NAUGHTY_FILE) -> list[str]:
             raise ValueError(f"{path.name}:{number}: unknown marker {line.split()[0]}")
         else:
             entries.append(line)
-    return entries
+    return sections
 
 
 NAUGHTY = read_naughty()
-# Short entries for the property tests (long ones are covered by the parametrized test).
+# Short entries for the property tests (long ones are covered by the parametrized tests).
 NAUGHTY_SHORT = [entry for entry in NAUGHTY if len(entry) <= 300]
 
 
@@ -546,11 +562,16 @@ def test_oversized_bodies_are_413s_with_a_page(editor):
         assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 1
 
 
-# Every naughty string in every field of the real editor form, and in search ---------------------
+# Every naughty string in every field of the editor form --------------------------------------
+#
+# All 515 go through the form, the store, the Markdown pipeline, the file format and the search
+# query in this process; a sample of them (NAUGHTY_OVER_HTTP) also makes the whole trip over
+# HTTP, on each database: saved through the real editor, shown on the post page and searched.
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 SLUG = re.compile(SLUG_PATTERN)
 TEXT_FIELDS = ("title", "summary", "body", "author", "topics")
+FIELDS = ("slug", *TEXT_FIELDS)
 DEFAULTS = {
     "title": "A plain title",
     "slug": "",
@@ -611,6 +632,37 @@ def expected(field: str, value: str) -> tuple[object, bool]:
     raise ValueError(field)
 
 
+class Outcome:
+    """What should become of one naughty string typed into every field of the editor."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.fields = {field: expected(field, value) for field in FIELDS}
+        # Refused by the form itself, each with its reason beside the field.
+        self.refused_by_form = {field for field, (_, ok) in self.fields.items() if not ok}
+        self.refused = set(self.refused_by_form)
+        title = self.fields["title"][0]
+        if self.fields["slug"][0] == "" and title and not slugify(title, max_length=200):
+            self.refused.add("slug")  # no address given, and none can be made from the title
+
+    def shown(self, field: str) -> object:
+        """What the field keeps or shows for the value."""
+        return self.fields[field][0]
+
+    @property
+    def kept(self) -> list[str]:
+        """The fields that take the value."""
+        return [field for field in FIELDS if field not in self.refused]
+
+    def retry(self) -> dict[str, str]:
+        """The form again with the value in only the fields that take it."""
+        retry = DEFAULTS | dict.fromkeys(self.kept, self.value)
+        if "slug" in self.refused:
+            derived = slugify(retry["title"] if "title" in self.kept else DEFAULTS["title"])
+            retry["slug"] = "" if derived else "naughty-kept"
+        return retry
+
+
 def parsed(response) -> BeautifulSoup:
     """A page parsed as a browser would (lxml's HTML parser, quick enough for 515 cases)."""
     return BeautifulSoup(response.get_data(as_text=True), "lxml")
@@ -618,10 +670,135 @@ def parsed(response) -> BeautifulSoup:
 
 def field_text(soup: BeautifulSoup, name: str) -> str:
     """The value a form field shows, as a browser reads it."""
-    element = soup.select_one(f"#post-form [name={name}]")
+    element = soup.select_one(f"[name={name}]")
     if element.name == "textarea":
-        return element.text.removeprefix("\r\n").removeprefix("\n")
+        # A browser drops the one line break that opens a textarea's content.
+        text = element.text
+        return text[2:] if text.startswith("\r\n") else text.removeprefix("\n")
     return element.get("value", "")
+
+
+def assert_no_more_than(page: tuple, plain: tuple, what: str) -> None:
+    """A page showing naughty text has the plain page's scripts and htmx attributes, at most,
+    and nothing unsafe."""
+    scripts, hx, unsafe = page
+    assert scripts == plain[0], f"{what}: scripts changed"
+    assert not hx - plain[1], f"{what}: htmx attributes appeared"
+    assert unsafe == [], f"{what}: unsafe markup"
+
+
+def _ids(values: list[str]) -> list[str]:
+    """Readable test ids: the entry's number in the file and its start, made printable."""
+    number = {value: n for n, value in enumerate(NAUGHTY, 1)}
+    return [f"{number[v]:03d}-" + ascii(v[:24]).strip("'\"")[:40] for v in values]
+
+
+def _over_http() -> list[str]:
+    """The entries that also go over HTTP: the first of each section of the file, every one
+    that the trip itself changes (bytes that are not UTF-8, carriage returns), and the
+    longest (past the query-string limit)."""
+    firsts = [entries[0] for entries in read_naughty_sections().values() if entries]
+    changed = [value for value in NAUGHTY if as_received(value) != value or "\r" in value]
+    return list(dict.fromkeys([*firsts, *changed, max(NAUGHTY, key=len)]))
+
+
+NAUGHTY_OVER_HTTP = _over_http()
+
+
+def test_about_thirty_naughty_strings_go_over_http():
+    """The HTTP sample stays small and covers every section of the file."""
+    assert 20 <= len(NAUGHTY_OVER_HTTP) <= 40
+    assert any(len(query({"q": value})) > Config.MAX_QUERY_STRING for value in NAUGHTY_OVER_HTTP)
+
+
+def submitted(app: Flask, fields: dict[str, str]) -> PostForm:
+    """The editor form as a browser's urlencoded POST of `fields` fills it, checked."""
+    with app.test_request_context(
+        "/editor/posts/new",
+        method="POST",
+        data=form_body(fields),
+        content_type="application/x-www-form-urlencoded",
+    ):
+        form = PostForm(meta={"csrf": False})
+        form.validate()
+    return form
+
+
+def shown_by(form: PostForm) -> dict[str, str]:
+    """The text each field of the form shows when the editor page renders it."""
+    widgets = BeautifulSoup("".join(str(form[field]()) for field in FIELDS), "lxml")
+    return {field: field_text(widgets, field) for field in FIELDS}
+
+
+@pytest.fixture(scope="module")
+def form_app() -> Flask:
+    """An app to build requests and forms with in this process; no database is touched."""
+    return create_app({"TESTING": True, "SECRET_KEY": "test-secret"})
+
+
+@pytest.mark.parametrize("value", NAUGHTY, ids=_ids(NAUGHTY))
+def test_naughty_text_in_every_field_of_the_form_is_kept_or_refused(form_app, value):
+    """Typed into every field, a naughty string is refused with a reason beside each field it
+    cannot go in, and every field still shows it as typed (less control characters)."""
+    outcome = Outcome(value)
+    form = submitted(form_app, DEFAULTS | dict.fromkeys(FIELDS, value))
+    assert {field for field in FIELDS if form[field].errors} == outcome.refused_by_form
+    shown = shown_by(form)
+    # (HTML itself turns CR LF into LF in what the browser shows.)
+    for field in ("slug", "title", "summary", "body", "author"):
+        assert newlines(shown[field]) == newlines(outcome.shown(field)), f"{field} lost its text"
+    topics = newlines(CONTROL.sub("", as_received(value)).strip())
+    assert newlines(shown["topics"]) == topics, "topics lost their text"
+    if outcome.kept:
+        form = submitted(form_app, outcome.retry())
+        assert form.errors == {}, "an acceptable value was refused"
+
+
+NAUGHTY_KEPT = [value for value in NAUGHTY if Outcome(value).kept]
+
+
+@pytest.mark.parametrize("value", NAUGHTY_KEPT, ids=_ids(NAUGHTY_KEPT))
+def test_naughty_text_is_stored_rendered_filed_and_searched(app, value):
+    """In the fields that take it, a naughty string is stored as typed (less control
+    characters, ends trimmed), rendered inert, written to a Markdown file and read back
+    unchanged, and searched for without an error."""
+    outcome = Outcome(value)
+    form = submitted(app, outcome.retry())
+    with app.test_request_context():
+        # Stored from the checked form, through the store as every writer stores posts.
+        post = store.new_post(
+            title=form.title.data,
+            slug=form.slug.data or None,  # none typed: made from the title
+            body=form.body.data,
+            summary=form.summary.data,
+            author=store.author_named(form.author.data),
+            topics=[store.topic_named(name) for name in topic_names(form.topics.data)],
+            published_at=utcnow(),
+        )
+        db.session.commit()
+        post = db.session.get(Post, post.id)
+        stored = {
+            "slug": post.slug,
+            "title": post.title,
+            "summary": post.summary,
+            "body": post.body_markdown,
+            "author": post.author.name,
+            "topics": [topic.name for topic in post.topics],
+        }
+        for field in outcome.kept:
+            if field == "slug" and outcome.shown("slug") == "":
+                assert stored["slug"] == slugify(stored["title"], max_length=200)
+            else:
+                assert stored[field] == outcome.shown(field), f"{field} stored differently"
+        # The Markdown pipeline leaves nothing that runs.
+        scripts, hx, unsafe = fingerprint(post.body_html)
+        assert (scripts, hx, unsafe) == ([], {}, []), "the rendered body is not inert"
+        # The file format: written out and read back, the post is the same.
+        entry = entry_of(post)
+        read = read_post(write_post(entry).encode(), "naughty.md")
+        assert read.problems == [] and read.entry == entry, "the Markdown file lost text"
+        text, _ = search.clean_query(as_received(value))
+        search.search_posts(text)
 
 
 @pytest.fixture(scope="module")
@@ -659,59 +836,32 @@ def plain_pages(app: Flask) -> tuple[tuple, tuple]:
     return pages
 
 
-def _ids() -> list[str]:
-    """Readable test ids: the entry's number and its start, made printable."""
-    return [f"{n:03d}-" + ascii(value[:24]).strip("'\"")[:40] for n, value in enumerate(NAUGHTY, 1)]
-
-
-def assert_no_more_than(page: tuple, plain: tuple, what: str) -> None:
-    """A page showing naughty text has the plain page's scripts and htmx attributes, at most,
-    and nothing unsafe."""
-    scripts, hx, unsafe = page
-    assert scripts == plain[0], f"{what}: scripts changed"
-    assert not hx - plain[1], f"{what}: htmx attributes appeared"
-    assert unsafe == [], f"{what}: unsafe markup"
-
-
-@pytest.mark.parametrize("value", NAUGHTY, ids=_ids())
+@pytest.mark.parametrize("value", NAUGHTY_OVER_HTTP, ids=_ids(NAUGHTY_OVER_HTTP))
 def test_naughty_text_in_every_field_is_kept_or_refused_clearly(app, author, plain_pages, value):
-    """Typed into every field of the editor, and into search, a naughty string is saved as
-    typed (less control characters, ends trimmed) or refused with the reason beside each
-    field it cannot go in, the text still in the form; the pages that show it stay inert."""
+    """Over HTTP, typed into every field of the editor and into search, a naughty string is
+    saved as typed or refused with the reason beside each field it cannot go in, the text
+    still in the form; the pages that show it stay inert."""
     client, token = author
-    fields = ("slug", *TEXT_FIELDS)
-    outcome = {field: expected(field, value) for field in fields}
-    title = outcome["title"][0]
-    refused = {field for field, (_, ok) in outcome.items() if not ok}
-    if outcome["slug"][0] == "" and title and not slugify(title, max_length=200):
-        refused.add("slug")  # no address given, and none can be made from the title
-
+    outcome = Outcome(value)
     response = post_form(
-        client, "/editor/posts/new", DEFAULTS | dict.fromkeys(fields, value) | {"csrf_token": token}
+        client, "/editor/posts/new", DEFAULTS | dict.fromkeys(FIELDS, value) | {"csrf_token": token}
     )
     assert_clear_answer(response, "every field")
-    if refused:
-        assert response.status_code == 422, f"expected refusals: {sorted(refused)}"
+    if outcome.refused:
+        assert response.status_code == 422, f"expected refusals: {sorted(outcome.refused)}"
         soup = parsed(response)
-        assert {f for f in fields if soup.select_one(f"#{f}-error")} == refused
+        assert {f for f in FIELDS if soup.select_one(f"#{f}-error")} == outcome.refused
+        form = soup.select_one("#post-form")
         # (HTML itself turns CR LF into LF in what the browser shows.)
         for field in ("slug", "title", "summary", "body", "author"):
-            shown = newlines(field_text(soup, field))
-            assert shown == newlines(outcome[field][0]), f"{field} lost its text"
+            shown = newlines(field_text(form, field))
+            assert shown == newlines(outcome.shown(field)), f"{field} lost its text"
         topics = newlines(CONTROL.sub("", as_received(value)).strip())
-        assert newlines(field_text(soup, "topics")) == topics, "topics lost their text"
-        # The same text in only the fields that take it.
-        kept = [field for field in fields if field not in refused]
-        if not kept:
+        assert newlines(field_text(form, "topics")) == topics, "topics lost their text"
+        if not outcome.kept:
             return
-        retry = DEFAULTS | dict.fromkeys(kept, value) | {"csrf_token": token}
-        if "slug" in refused:
-            derived = slugify(retry["title"] if "title" in kept else DEFAULTS["title"])
-            retry["slug"] = "" if derived else "naughty-kept"
-        response = post_form(client, "/editor/posts/new", retry)
+        response = post_form(client, "/editor/posts/new", outcome.retry() | {"csrf_token": token})
         assert_clear_answer(response, "accepted fields")
-    else:
-        kept = list(fields)
     assert response.status_code == 303, "an acceptable value was refused"
     post_id = int(response.headers["Location"].rsplit("/", 1)[1])
     with app.app_context():
@@ -724,11 +874,11 @@ def test_naughty_text_in_every_field_is_kept_or_refused_clearly(app, author, pla
             "author": post.author.name,
             "topics": [topic.name for topic in post.topics],
         }
-    for field in kept:
-        if field == "slug" and outcome["slug"][0] == "":
+    for field in outcome.kept:
+        if field == "slug" and outcome.shown("slug") == "":
             assert stored["slug"] == slugify(stored["title"], max_length=200)
         else:
-            assert stored[field] == outcome[field][0], f"{field} stored differently"
+            assert stored[field] == outcome.shown(field), f"{field} stored differently"
 
     # Readers see it as text: no script, handler, htmx attribute or dangerous link appears.
     reader = app.test_client()
