@@ -1,4 +1,8 @@
-"""Browser fixtures: one gunicorn on a demo database, one Chromium, a watched page per test."""
+"""Browser fixtures: one gunicorn on a demo database, one Chromium, a watched page per test.
+
+The whole browser suite shares the one server and the one browser; tests that need posts of
+their own add them through `live_server.app` and take them away again.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,18 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import flask_migrate
 import pytest
+from bs4 import BeautifulSoup, Tag
+from flask import Flask
 from playwright.sync_api import (
     Browser,
     BrowserContext,
@@ -28,6 +37,7 @@ from playwright.sync_api import (
 )
 from playwright.sync_api import Error as PlaywrightError
 
+from blog import create_app
 from tests.conftest import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,6 +62,7 @@ CHROMIUM_ARGS = [
 DEFAULT_TIMEOUT_MS = 10_000
 PER_PAGE = 12
 SERVER_START_SECONDS = 30
+SECRET_KEY = "browser-suite-secret"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -72,23 +83,26 @@ def require(condition: bool, message: str) -> None:
 
 @dataclass
 class LiveServer:
-    """The app served by gunicorn on 127.0.0.1, and the CLI on the same database."""
+    """The app served by gunicorn on 127.0.0.1, and the same app in this process, on the
+    same database, for the CLI and for tests that add rows of their own."""
 
     url: str
     env: dict[str, str]
     log: Path
+    app: Flask
 
     def flask(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-        """Run `flask --app blog ARGS` against the served database."""
-        return subprocess.run(
-            [str(BIN / "flask"), "--app", "blog", *args],
-            input=input,
-            capture_output=True,
-            text=True,
-            env=self.env,
-            cwd=ROOT,
-            timeout=120,
-            check=False,
+        """Run the `flask --app blog ARGS` command against the served database.
+
+        The command runs in this process (Click's runner), so no Python starts for it; the
+        answer has the shape of a finished `flask` process.
+        """
+        result = self.app.test_cli_runner().invoke(args=list(args), input=input)
+        stderr = result.stderr
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            stderr += "".join(traceback.format_exception(result.exception))
+        return subprocess.CompletedProcess(
+            ["flask", "--app", "blog", *args], result.exit_code, result.stdout, stderr
         )
 
     def log_tail(self, lines: int = 40) -> str:
@@ -134,14 +148,14 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     require(HTMX_SCRIPT.exists(), f"{HTMX_SCRIPT.relative_to(ROOT)} is missing: run `make setup`")
     require(shutil.which("gunicorn", path=str(BIN)) is not None, "gunicorn is not installed")
     folder = tmp_path_factory.mktemp("live")
-    env = os.environ | {
-        "DATABASE_URL": f"sqlite:///{folder / 'live.sqlite3'}",
-        "SECRET_KEY": "browser-suite-secret",
-    }
+    database_url = f"sqlite:///{folder / 'live.sqlite3'}"
+    env = os.environ | {"DATABASE_URL": database_url, "SECRET_KEY": SECRET_KEY}
     env.pop("FLASK_DEBUG", None)
-    server = LiveServer(url="", env=env, log=folder / "gunicorn.log")
+    app = create_app({"SECRET_KEY": SECRET_KEY, "SQLALCHEMY_DATABASE_URI": database_url})
+    server = LiveServer(url="", env=env, log=folder / "gunicorn.log", app=app)
     # Every head, like the suite's own schema: branches from parallel work may not be merged yet.
-    _must(server.flask("db", "upgrade", "heads"), "flask db upgrade heads")
+    with app.app_context():
+        flask_migrate.upgrade(revision="heads")
     _must(server.flask("demo", "load"), "flask demo load")
     with server.log.open("wb") as log:
         # Port 0: the kernel picks a free port and gunicorn reports it in its log.
@@ -170,6 +184,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        with app.app_context():
+            from blog.extensions import db
+
+            db.engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -184,6 +202,10 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+# What htmx logs as errors when it aborts a request that a newer one replaces.
+HTMX_ABORT_LINES = frozenset({"htmx:afterRequest", "htmx:sendAbort"})
+
+
 @dataclass
 class PageWatch:
     """Everything that went wrong in the browser during one test."""
@@ -193,14 +215,22 @@ class PageWatch:
     failed_requests: list[str] = field(default_factory=list)
     foreign_requests: list[str] = field(default_factory=list)
     allowed_statuses: set[int] = field(default_factory=set)
+    superseded_paths: set[str] = field(default_factory=set)
 
     def expect_status(self, *codes: int) -> None:
         """Accept responses with these error codes (and the console line Chromium logs for them)."""
         self.allowed_statuses.update(codes)
 
+    def expect_superseded(self, path: str) -> None:
+        """Accept htmx aborting its requests to `path` when a newer one replaces them
+        (hx-sync="replace", as search-as-you-type does), and the lines it logs for that."""
+        self.superseded_paths.add(path)
+
     def on_console(self, message: ConsoleMessage) -> None:
         """Record console errors, except the line for an expected error status."""
         if message.type != "error":
+            return
+        if self.superseded_paths and message.text in HTMX_ABORT_LINES:
             return
         status = re.search(r"status of (\d{3})", message.text)
         if status and int(status.group(1)) in self.allowed_statuses:
@@ -229,6 +259,8 @@ class PageWatch:
         """
         aborted = (request.failure or "").startswith("net::ERR_ABORTED")
         if aborted and request.resource_type not in ("fetch", "xhr"):
+            return
+        if aborted and urlsplit(request.url).path in self.superseded_paths:
             return
         self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
 
@@ -265,9 +297,11 @@ OpenPage = Callable[..., Page]
 
 @pytest.fixture
 def open_page(
-    browser: Browser, live_server: LiveServer, page_watch: PageWatch
+    live_server: LiveServer, browser: Browser, page_watch: PageWatch
 ) -> Iterator[OpenPage]:
     """Open watched pages in fresh contexts (options go to `browser.new_context`).
+
+    (The server is asked for first: its workers start while Chromium does.)
 
     At teardown the test fails if any page logged a console error, had a request fail,
     or asked any host other than the live server for anything.
@@ -311,6 +345,26 @@ def open_page(
 def page(open_page: OpenPage) -> Page:
     """A fresh context and page on the live server, with the CSP in force and JS on."""
     return open_page()
+
+
+Capture = Callable[[Page, str], None]
+
+
+@pytest.fixture
+def capture(request: pytest.FixtureRequest) -> Capture:
+    """Save a full-page screenshot as artifacts/screenshots/NAME.png, for people to review;
+    only with `--screenshots` (`make screenshots`), since capturing costs seconds a page."""
+    wanted = bool(request.config.getoption("screenshots", default=False))
+
+    def capture_(page: Page, name: str) -> None:
+        if not wanted:
+            return
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=path, full_page=True)
+        assert path.stat().st_size > 10_000, f"{path.name} looks empty"
+
+    return capture_
 
 
 @dataclass(frozen=True)
@@ -386,31 +440,50 @@ class Site:
         assert status == 200, f"{name} ({self.paths[name]}) answered {status}"
 
 
+def _first_text(link: Tag) -> str:
+    """The text of an element's first child (a topic link's name, before any count)."""
+    first = next(iter(link.children), "")
+    return (first.get_text() if isinstance(first, Tag) else str(first)).strip()
+
+
+def _html(url: str) -> BeautifulSoup:
+    """A page's HTML, parsed: what a browser without JavaScript gets."""
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return BeautifulSoup(response.read(), "html.parser")
+
+
+def _post_count(live_server: LiveServer, link: Tag) -> int:
+    """How many posts a filter link leads to: the count beside it, or (where the filter shows
+    none) the total in the counter of the page it leads to."""
+    shown = link.select_one(".count")
+    if shown is not None:
+        return int(shown.get_text(strip=True))
+    counter = _html(live_server.url + str(link.get("href"))).select_one("#counter")
+    found = re.search(r"of (\d+) posts?", counter.get_text(" ", strip=True) if counter else "")
+    assert found, f"no post count for {link.get('href')}"
+    return int(found.group(1))
+
+
 @pytest.fixture
-def site(browser: Browser, live_server: LiveServer, editor_account: EditorAccount) -> Site:
-    """Read the site's topics and newest post from its home page, without JavaScript.
+def site(live_server: LiveServer, editor_account: EditorAccount) -> Site:
+    """Read the site's topics and newest post from its home page's HTML (what a browser
+    without JavaScript gets, with no browser to start).
 
     Read afresh for each test: other browser tests publish posts on the same server.
     """
-    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
-    try:
-        page = context.new_page()
-        page.goto("/")
-        links = page.locator(".topic-filter a")
-        topics = []
-        for index in range(1, links.count()):
-            link = links.nth(index)
-            topics.append(
-                TopicLink(
-                    slug=(link.get_attribute("href") or "").removeprefix("/topics/"),
-                    name=link.evaluate("a => a.firstChild.textContent.trim()"),
-                    count=int(link.locator(".count").inner_text()),
-                )
-            )
-        total = int(links.first.locator(".count").inner_text())
-        post_path = page.locator("#post-list .card-title a").first.get_attribute("href") or ""
-    finally:
-        context.close()
+    home = _html(live_server.url + "/")
+    links = home.select(".topic-filter a")
+    topics = [
+        TopicLink(
+            slug=str(link.get("href") or "").removeprefix("/topics/"),
+            name=_first_text(link),
+            count=_post_count(live_server, link),
+        )
+        for link in links[1:]
+    ]
+    total = _post_count(live_server, links[0]) if links else 0
+    first_card = home.select_one("#post-list .card-title a")
+    post_path = str(first_card.get("href") or "") if first_card is not None else ""
     assert topics and total > 2 * PER_PAGE, "the demo content should fill several pages"
     paths = {
         "home": "/",

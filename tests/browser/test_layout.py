@@ -1,11 +1,12 @@
-"""Layout at phone and desktop widths, screenshots for review, and pictures that never shift."""
+"""Layout at phone and desktop widths, screenshots for review (`make screenshots`), and
+pictures that never shift."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PER_PAGE, SCREENSHOTS, HeldRequests, OpenPage, Site
+from tests.browser.conftest import PER_PAGE, Capture, HeldRequests, OpenPage, Site
 
 pytestmark = pytest.mark.browser
 
@@ -54,10 +55,11 @@ def card_columns(page: Page, selector: str = "#post-list .card") -> int:
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_pages_fit_the_width_and_are_captured(open_page: OpenPage, site: Site, width: int):
+def test_pages_fit_the_width_and_are_captured(
+    open_page: OpenPage, site: Site, capture: Capture, width: int
+):
     """No page scrolls sideways; cards are one column on a phone, a grid on a desktop."""
     page = open_page(viewport={"width": width, "height": 900})
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for name in site.paths:
         site.visit(page, name)
         page.evaluate(LOAD_ALL_IMAGES)
@@ -70,8 +72,7 @@ def test_pages_fit_the_width_and_are_captured(open_page: OpenPage, site: Site, w
         if page.locator("#post-list").count():
             columns = card_columns(page)
             assert columns == 1 if width == PHONE else columns >= 3, f"{name}: {columns} columns"
-        page.screenshot(path=SCREENSHOTS / f"{name}-{width}.png", full_page=True)
-        assert (SCREENSHOTS / f"{name}-{width}.png").stat().st_size > 10_000
+        capture(page, f"{name}-{width}")
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser
 
-from blog import create_app
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import utcnow
@@ -20,12 +19,9 @@ PER_POST = 48  # payloads gathered into each post's body, so a few pages cover t
 @pytest.fixture(scope="module")
 def payload_posts(live_server: LiveServer) -> list[str]:
     """Posts on the served database whose body, title, summary and alt text are payloads."""
-    app = create_app(
-        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": live_server.env["DATABASE_URL"]}
-    )
     payloads = [payload for _, _, payload in ENTRIES]
     slugs = []
-    with app.app_context():
+    with live_server.app.app_context():
         topic = store.topic_named("Security corpus")
         author = store.author_named("Corpus")
         for number, start in enumerate(range(0, len(payloads), PER_POST)):
@@ -42,7 +38,6 @@ def payload_posts(live_server: LiveServer) -> list[str]:
             )
             slugs.append(post.slug)
         db.session.commit()
-        db.engine.dispose()
     return slugs
 
 
