@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from datetime import timedelta
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import flask_migrate
@@ -17,14 +13,13 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from bs4 import BeautifulSoup
 from markupsafe import Markup
-from werkzeug.serving import make_server
 
 from blog import create_app
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Post, Topic, utcnow
 from blog.reading import search
-from tests.conftest import DATABASE, IN_CI, count_queries, postgres_database
+from tests.conftest import DATABASE, count_queries, postgres_database
 
 HTMX_MAIN = {"HX-Request": "true", "HX-Target": "main"}
 HTMX_RESULTS = {"HX-Request": "true", "HX-Target": "search-results"}
@@ -738,122 +733,3 @@ def test_downgrade_removes_the_index_and_upgrade_indexes_existing_posts(fresh_da
         ]
         db.session.remove()
         db.engine.dispose()
-
-
-# --- In Chromium: search as you type -----------------------------------------------------------
-
-CHROMIUM = Path("/usr/bin/chromium")
-HTMX_SCRIPT = Path(__file__).resolve().parents[2] / "static" / "vendor" / "htmx.min.js"
-
-
-def _require_browser() -> None:
-    """Fail in CI, skip elsewhere, when Chromium or the vendored htmx is missing."""
-    for path, what in ((CHROMIUM, "Debian's chromium"), (HTMX_SCRIPT, "static/vendor/htmx.min.js")):
-        if not path.exists():
-            message = f"{what} is missing ({path}): run `make setup` / install chromium"
-            if IN_CI:
-                pytest.fail(message, pytrace=False)
-            pytest.skip(message)
-
-
-@pytest.fixture
-def live_url(app) -> Iterator[str]:
-    """The test app served over HTTP from a thread, on the test database."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join()
-
-
-def _console_error(message, errors: list[str]) -> None:
-    """Record a console error, except the two htmx logs for a request it cancelled.
-
-    hx-sync="replace" aborts the request in flight when a newer keystroke starts one; htmx
-    logs that as htmx:afterRequest and htmx:sendAbort. Real failures show as bad responses.
-    """
-    if message.type == "error" and message.text not in ("htmx:afterRequest", "htmx:sendAbort"):
-        errors.append(message.text)
-
-
-def _typing_scenario(base_url: str) -> dict:
-    """Type in the header box like a reader and report what the page did (runs in a child).
-
-    A child process, because Playwright's sync API allows one instance per process and the
-    browser suite may hold one for the whole session.
-    """
-    from playwright.sync_api import expect, sync_playwright
-
-    seen: dict = {"errors": []}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            page = browser.new_page(base_url=base_url)
-            page.set_default_timeout(10_000)
-            page.on("console", lambda message: _console_error(message, seen["errors"]))
-            page.on(
-                "response",
-                lambda r: r.status >= 400 and seen["errors"].append(f"{r.status} {r.url}"),
-            )
-            page.on("pageerror", lambda error: seen["errors"].append(str(error)))
-            page.goto("/")
-            page.evaluate("window.searchProbe = 'kept'")
-            history_before = page.evaluate("history.length")
-            box = page.locator("#site-search-q")
-            box.click()
-            box.press_sequentially("kv cach", delay=40)
-            results = page.locator("#result-list .card-title a")
-            expect(results).to_have_text(["Sizing the KV cache"])
-            seen["typed_so_far"] = box.input_value()
-            box.press_sequentially("e", delay=40)
-            page.wait_for_url(lambda url: parse_qs(urlsplit(url).query) == {"q": ["kv cache"]})
-            expect(page.locator("#search-status")).to_have_text("1 result for “kv cache”")
-            seen["snippet_marks"] = page.locator(".search-snippet mark").all_inner_texts()
-            seen["probe"] = page.evaluate("window.searchProbe")
-            seen["focus"] = page.evaluate("document.activeElement.id")
-            seen["history_added"] = page.evaluate("history.length") - history_before
-            seen["title"] = page.title()
-            box.press("Enter")
-            expect(page.locator("#search-title")).to_be_focused()
-            page.go_back()
-            page.wait_for_url(f"{base_url}/")
-            expect(page.locator("#site-search-q")).to_have_value("")
-            seen["back_on_home"] = page.locator(".hero").count() == 1
-
-            page.goto("/search?q=latency")
-            page.locator("#result-more .read-more").click()
-            expect(page.locator("#result-list > li")).to_have_count(13)
-            seen["counter"] = " ".join(page.locator("#result-counter").inner_text().split())
-            seen["focus_after_more"] = page.evaluate(
-                "document.activeElement.closest('li') === "
-                "document.querySelectorAll('#result-list > li')[12]"
-            )
-        finally:
-            browser.close()
-    return seen
-
-
-@pytest.mark.browser
-def test_typing_in_the_header_shows_results_before_the_word_is_finished(posts, live_url):
-    """Done means: typing "kv cache" shows the post before the reader finishes typing."""
-    _require_browser()
-    posts.create(1, title="Sizing the KV cache", body="How the kv cache grows with context.")
-    posts.create(13, body="Notes on tail latency.")
-    posts.create(2, body="Nothing related.")
-    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
-        seen = pool.submit(_typing_scenario, live_url).result(timeout=120)
-    assert seen["typed_so_far"] == "kv cach"
-    assert seen["probe"] == "kept", "typing reloaded the page"
-    assert seen["focus"] == "site-search-q", "typing moved focus out of the box"
-    assert seen["history_added"] == 1, "one history entry for the search, not one per keystroke"
-    assert seen["title"] == "“kv cache” · Search · Fieldnotes"
-    assert seen["snippet_marks"] == ["kv", "cache"]
-    assert seen["back_on_home"]
-    assert seen["counter"] == "Showing 1–13 of 13 results"
-    assert seen["focus_after_more"], "read more should move focus to the first new result"
-    assert seen["errors"] == []
