@@ -434,7 +434,8 @@ def search_posts(
     found = engine.ranked_page(terms, topic, per_page, (number - 1) * per_page)
     if not found.ids:
         return Results(listing.Page([], number, per_page, found.ranked), found.total)
-    query = sa.select(Post).where(Post.id.in_(found.ids)).options(*listing.CARD_OPTIONS)
+    cards = (*listing.CARD_OPTIONS, so.joinedload(Post.primary_topic))
+    query = sa.select(Post).where(Post.id.in_(found.ids)).options(*cards)
     by_id = {post.id: post for post in db.session.scalars(query)}
     ellipses = isinstance(engine, _PostgreSQL)
     snippets = {}
