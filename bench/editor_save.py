@@ -414,16 +414,18 @@ def create_editor(url: str) -> None:
 class _Worker:
     """A running `python -m bench.editor_save` process."""
 
-    def __init__(self, url: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.editor_save", url],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            cwd=ROOT,
-            env=os.environ | {"PYTHONPATH": str(ROOT), "SECRET_KEY": SECRET},
-        )
+    def __init__(self, url: str, log: Path | None) -> None:
+        self.log = log
+        with log.open("wb") if log is not None else open(os.devnull, "wb") as errors:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "bench.editor_save", url],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+                cwd=ROOT,
+                env=os.environ | {"PYTHONPATH": str(ROOT), "SECRET_KEY": SECRET},
+            )
         self.ready = self._answer()
 
     def _answer(self) -> dict[str, Any]:
@@ -431,7 +433,8 @@ class _Worker:
         line = self.process.stdout.readline()
         answer = json.loads(line) if line else {"error": "the worker exited"}
         if "error" in answer:
-            raise RuntimeError(answer["error"])
+            where = f" (the app's log: {self.log})" if self.log is not None else ""
+            raise RuntimeError(answer["error"] + where)
         return answer
 
     def save(self) -> dict[str, Any]:
@@ -460,8 +463,10 @@ def measure(
     rounds: int = ROUNDS,
     warmup: int = WARMUP,
     log: Callable[[str], None] = print,
+    log_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Median time of the same save at each size, and the per-round times."""
+    """Median time of the same save at each size, and the per-round times; the workers' logs
+    go to `log_dir` when one is given."""
     sizes = sorted(urls)
     result: dict[str, Any] = {
         "how": "in-process with Flask's test client, on a copy of each data set; the POST the "
@@ -477,7 +482,8 @@ def measure(
             try:
                 for size in sizes:
                     create_editor(copies[size])
-                    workers[size] = _Worker(copies[size])
+                    where = log_dir / f"{database}-save-{size}.log" if log_dir else None
+                    workers[size] = _Worker(copies[size], where)
                 for _ in range(warmup):
                     for size in sizes:
                         workers[size].save()
@@ -492,8 +498,15 @@ def measure(
             finally:
                 for running in workers.values():
                     running.stop()
-    except (OSError, RuntimeError, sa.exc.SQLAlchemyError, sqlite3.Error) as error:
-        result["error"] = f"{error.__class__.__name__}: {str(error)[:500]}"
+    except (
+        OSError,
+        RuntimeError,
+        ValueError,
+        subprocess.SubprocessError,
+        sa.exc.SQLAlchemyError,
+        sqlite3.Error,
+    ) as error:
+        result["error"] = f"{error.__class__.__name__}: {str(error)[:1000]}"
         return result
     result["median_ms"] = {str(s): statistics.median(r["ms"] for r in seen[s]) for s in sizes}
     result["statements"] = {

@@ -493,7 +493,7 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
         for server in started.values():
             servers.stop(server)
     # Last, with every server stopped: PostgreSQL copies a database only while nobody uses it.
-    facts["save"] = measure_save(database, sets, args)
+    facts["save"] = measure_save(database, sets, args, work)
 
     for result in results.values():
         runs = result["runs"]
@@ -548,7 +548,7 @@ def measure_memory(
 
 
 def measure_save(
-    database: str, sets: dict[int, datasets.DataSet], args: argparse.Namespace
+    database: str, sets: dict[int, datasets.DataSet], args: argparse.Namespace, work: Path
 ) -> dict[str, Any]:
     """An editor's save at the smallest and the largest size (bench/editor_save.py)."""
     small, big = min(sets), max(sets)
@@ -556,7 +556,11 @@ def measure_save(
         return {"error": "the run has one data set size"}
     log(f"{database}: {args.saves} editor's saves at {small:,} and at {big:,} posts, alternating")
     found = editor_save.measure(
-        database, {small: sets[small].url, big: sets[big].url}, rounds=args.saves, log=log
+        database,
+        {small: sets[small].url, big: sets[big].url},
+        rounds=args.saves,
+        log=log,
+        log_dir=work,
     )
     if found.get("error"):
         log(f"  not measured: {found['error']}")
