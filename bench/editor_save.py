@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from werkzeug.datastructures import MultiDict
 
 from bench import datasets
 
@@ -202,10 +203,8 @@ def _log_in(client: Any) -> None:
         raise RuntimeError(f"login answered {answer.status_code}, not a redirect")
 
 
-def fields_multidict(fields: list[tuple[str, Any]]) -> Any:
+def fields_multidict(fields: list[tuple[str, Any]]) -> MultiDict:
     """The fields as a MultiDict for the test client (repeated names kept, in order)."""
-    from werkzeug.datastructures import MultiDict
-
     return MultiDict(fields)
 
 
@@ -292,8 +291,10 @@ def _text_of(html: str) -> str:
 
 def worker(database_url: str) -> None:
     """Answer each line on stdin with one save, as a JSON line on stdout."""
+    # Nothing the app prints may mix with the answers: its standard output goes to stderr.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w")
-    sys.stdout = sys.stderr  # nothing the app prints may mix with the answers
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
         saver = Saver(database_url)
         answers.write(json.dumps({"ready": True, "post_id": saver.post_id}) + "\n")
