@@ -197,6 +197,40 @@ def test_reimport_changes_nothing_and_edits_update(app, runner, tmp_path):
     )
 
 
+def test_an_update_takes_the_editors_path_and_keeps_the_files_dates(
+    app, runner, tmp_path, monkeypatch
+):
+    """A changed file updates its post through store.update_post; a rewritten live post keeps
+    the `updated` date its file gives (none here), not the time of the import."""
+    (path,) = write_files(tmp_path, 1)
+    assert run(runner, "import", str(tmp_path)).exit_code == 0
+    path.write_text(path.read_text().replace("Paragraph 0", "A new paragraph"))
+    updated = []
+    update_post = store.update_post
+
+    def recorded(post, fields, **options):
+        updated.append(post.slug)
+        update_post(post, fields, **options)
+
+    monkeypatch.setattr(store, "update_post", recorded)
+    assert run(runner, "import", str(tmp_path)).output == "created 0, updated 1, unchanged 0\n"
+    assert updated == ["generated-post-0"]
+    with app.app_context():
+        post = post_named("generated-post-0")
+        assert "A new paragraph" in post.body_html and post.updated_at is None
+
+
+def test_alt_text_without_an_image_is_dropped_as_the_editor_drops_it(app, runner, tmp_path):
+    """`image_alt` with no `image` describes nothing: not stored, and a re-import is a no-op."""
+    (tmp_path / "p.md").write_text(
+        "---\ntitle: No picture\ndate: 2024-01-01\ntopics: [A]\nimage_alt: A cat\n---\n"
+    )
+    assert run(runner, "import", str(tmp_path)).output == "created 1, updated 0, unchanged 0\n"
+    with app.app_context():
+        assert post_named("no-picture").image_alt is None
+    assert run(runner, "import", str(tmp_path)).output == "created 0, updated 0, unchanged 1\n"
+
+
 def test_bad_file_among_a_hundred_good_ones_imports_nothing(app, runner, tmp_path):
     """One bad file refuses the whole import: every problem listed, nothing written."""
     write_files(tmp_path / "site", 100)
