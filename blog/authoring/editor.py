@@ -28,7 +28,7 @@ from blog.authoring.images import ImageError, image_by_hash, image_url, store_im
 from blog.extensions import csrf, db, login_manager
 from blog.models import DRAFT, PUBLISHED, Author, Image, Post, Topic, live, scheduled, utcnow
 from blog.web import htmx
-from blog.web.errors import TITLES
+from blog.web.errors import error_page
 
 bp = Blueprint("editor", __name__, url_prefix="/editor")
 
@@ -402,10 +402,7 @@ def refusal(error: HTTPException, message: str, *, login_link: bool = False) -> 
         response.headers["HX-Reswap"] = "innerHTML"
         response.vary.update(htmx.VARY)
         return response
-    error.description = message
-    title = TITLES.get(code, "Something went wrong")
-    page = render_template("errors/error.html", code=code, title=title, error=error)
-    return current_app.make_response((page, code))
+    return error_page(code, message)
 
 
 def _signed_out() -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Flask, abort, current_app, render_template, request
+from flask.wrappers import Response
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from blog.extensions import db
@@ -29,14 +30,23 @@ def _refuse_nul_in_path() -> None:
         abort(404, description="There is nothing at this address.")
 
 
-def _error_page(error: HTTPException) -> tuple[str, int]:
-    """Render an HTTP error in the site's layout with its own status code."""
-    code = error.code or 500
+def error_page(code: int, description: str | None = None) -> Response:
+    """The site's error page for an HTTP status, in its layout and with that status.
+
+    `description` tells the reader what went wrong; a 500 page never shows it.
+    """
     title = TITLES.get(code, "Something went wrong")
-    return render_template("errors/error.html", code=code, title=title, error=error), code
+    error = HTTPException(description=description)
+    page = render_template("errors/error.html", code=code, title=title, error=error)
+    return current_app.make_response((page, code))
 
 
-def _unexpected(error: Exception) -> tuple[str, int]:
+def _error_page(error: HTTPException) -> Response:
+    """Render an HTTP error as the site's error page."""
+    return error_page(error.code or 500, error.description)
+
+
+def _unexpected(error: Exception) -> Response:
     """Log an unexpected failure and show a plain 500 page, never a traceback."""
     current_app.logger.exception("Unhandled error", exc_info=error)
     # The page's header asks the database who is logged in: a failed transaction must not

@@ -14,6 +14,7 @@ from flask.testing import FlaskClient
 from blog import markup
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Post, SlugRedirect, Topic, utcnow
+from blog.web.errors import error_page
 from tests.authoring.test_auth import csrf_token, editor_client, log_in_as, make_editor, page
 
 __all__ = ["editor_client"]
@@ -357,6 +358,19 @@ def test_missing_post_is_a_404_page_or_alert(editor_client):
     assert response.status_code == 404
     assert response.headers["HX-Retarget"] == "#editor-alert"
     assert "no longer exists" in response.get_data(as_text=True)
+
+
+def test_authoring_refusals_are_the_sites_error_page(app, editor_client):
+    """Outside htmx a refusal is the error page the whole site renders, with its message."""
+    response = editor_client.get("/editor/posts/999999")
+    with app.test_request_context():
+        expected = error_page(
+            404, "This post no longer exists: another editor may have deleted it."
+        )
+    assert str(page(response).select_one(".error-page")) == str(
+        page(expected).select_one(".error-page")
+    )
+    assert "Nothing here" in page(response).select_one(".error-page h1").get_text()
 
 
 # Slugs -------------------------------------------------------------------------------------------
