@@ -4,14 +4,17 @@
 VENV    := .venv
 PY      := $(VENV)/bin/python
 FLASK   := $(VENV)/bin/flask --app blog
-PYTEST  := $(VENV)/bin/pytest
+# The tests keep their compiled, assertion-rewritten form in __pycache__ even where the
+# environment turns bytecode off: rewriting them again costs seconds in every test process.
+PYTEST  := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest
 STAMP   := $(VENV)/.installed
 HTMX    := static/vendor/htmx.min.js
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 PGHOST  ?= 127.0.0.1
 
-.PHONY: run test setup test-sqlite test-postgresql browser bench lint services clean
+.PHONY: run test setup test-sqlite test-postgresql browser screenshots mutation bench lint \
+	services clean
 
 # A development run: debug mode supplies a development-only SECRET_KEY.
 run: setup
@@ -19,19 +22,43 @@ run: setup
 	FLASK_DEBUG=1 $(FLASK) demo load
 	$(FLASK) run --debug --host 127.0.0.1 --port 5000
 
+# Every test: three passes side by side, as they share nothing (each has its own databases,
+# files and ports). Each pass prints when it ends; then the slowest tests over all of them
+# and the total. Any failure, or a pass that did not finish, fails the run.
+REPORTS := artifacts/test-reports
+PASS_ARGS = --junitxml=$(REPORTS)/$(1).xml -o junit_suite_name=$(1) -o junit_family=xunit2
+# The unit passes keep both cores busy at a lower priority, so the browser suite, which
+# mostly waits on Chromium and its server, gets a core the moment it needs one.
+UNIT    := nice -n 10 $(PYTEST) -n 2 --dist worksteal
+
 test: setup /usr/bin/chromium services
-	$(MAKE) --no-print-directory test-sqlite
-	$(MAKE) --no-print-directory test-postgresql
+	@rm -rf $(REPORTS)
+	@echo "Running the SQLite, PostgreSQL and browser passes side by side..."
+	@status=0; \
+	$(MAKE) --no-print-directory -k -j3 --output-sync=target \
+		test-sqlite test-postgresql browser || status=1; \
+	$(PY) -m tests.slowest $(REPORTS) || status=1; \
+	exit $$status
 
+# Every test but the browser suite, on SQLite, in two processes.
 test-sqlite:
-	TEST_DATABASE=sqlite $(PYTEST)
+	TEST_DATABASE=sqlite $(UNIT) -m "not browser" $(call PASS_ARGS,sqlite)
 
-# The browser suite drives the same code on either store; it runs once, on SQLite.
+# Only the tests that use the database (tests/conftest.py marks them from their fixtures):
+# the rest would run exactly as they do on SQLite.
 test-postgresql:
-	TEST_DATABASE=postgresql $(PYTEST) -m "not browser"
+	TEST_DATABASE=postgresql $(UNIT) -m "database and not browser" \
+		$(call PASS_ARGS,postgresql)
 
+# The browser suite drives the same code on either store; it runs once, on SQLite, with one
+# server and one Chromium for all of it.
 browser: setup /usr/bin/chromium
-	$(PYTEST) -m browser
+	$(PYTEST) tests/browser $(call PASS_ARGS,browser)
+
+# Full-page screenshots of every kind of page at phone and desktop widths, for review.
+screenshots: setup /usr/bin/chromium
+	$(PYTEST) tests/browser/test_layout.py -k captured --screenshots
+	@echo "Screenshots in artifacts/screenshots/"
 
 # The listing benchmark (bench/run.py): SQLite and PostgreSQL, 1,000 to 100,000 posts.
 bench: setup /usr/bin/wrk services
@@ -40,6 +67,7 @@ bench: setup /usr/bin/wrk services
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 setup: $(STAMP) $(HTMX)
 

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 
 import flask_migrate
 import pytest
@@ -44,13 +45,19 @@ def uses_database(item: pytest.Item) -> bool:
     return any(name == "app" or name.endswith("database_url") for name in names)
 
 
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests that use the database `database`, so the PostgreSQL pass can run only
-    those (`-m database`) without anyone having to remember a marker."""
+    those (`-m database`) without anyone having to remember a marker; refuse a browser test
+    outside tests/browser/, which no pass would run."""
     for item in items:
         if uses_database(item):
             item.add_marker(pytest.mark.database)
+        if item.get_closest_marker("browser") and BROWSER_TESTS not in item.path.parents:
+            raise pytest.UsageError(f"{item.nodeid}: browser tests belong in tests/browser/")
 
 
 def _postgres_admin() -> sa.Engine:
