@@ -41,8 +41,8 @@ import sqlalchemy as sa
 
 from bench.soak import (
     EDITOR_PASSWORD,
+    LOCK_VERSION,
     PUBLISHED_AT,
-    REVISION,
     ROOT,
     Browser,
     _save,
@@ -132,7 +132,7 @@ def write_until_stopped(port: int, writer: Writer, stop: threading.Event, tag: s
                     "Databases, Crash tests",
                     slug=tracked.slug,
                     csrf_token=csrf_of(page),
-                    revision=REVISION.search(page).group(1),
+                    lock_version=LOCK_VERSION.search(page).group(1),
                     published_at=PUBLISHED_AT.search(page).group(1),
                 )
                 tracked.in_flight = (title, body)

@@ -10,7 +10,7 @@ client (in-process: no server, no network), logs in at /login and finds the newe
 
 One save, as an editor's browser makes it: GET /editor/posts/<id>; take every field the edit
 form hands out from the HTML, whatever their names (hidden inputs, among them the CSRF token
-and the revision the save is based on; text inputs, textareas, checked boxes and radios,
+and the lock version the save is based on; text inputs, textareas, checked boxes and radios,
 selected options; an empty file input); add or remove a suffix on the title; POST the fields to
 the form's action the way htmx sends that form (multipart/form-data, `HX-Request`, and the
 form's `hx-target` as `HX-Target`). Only the POST is timed, its body read; its SQL statements

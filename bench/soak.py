@@ -265,7 +265,7 @@ class Browser:
 CSRF = re.compile(
     r'name="csrf-token" content="([^"]+)"|name="csrf_token" type="hidden" value="([^"]+)"'
 )
-REVISION = re.compile(r'name="revision" type="hidden" value="(\d+)"')
+LOCK_VERSION = re.compile(r'name="lock_version" type="hidden" value="(\d+)"')
 PUBLISHED_AT = re.compile(r'name="published_at" type="datetime-local" value="([^"]*)"')
 SLUG_IN_SITEMAP = re.compile(r"<loc>[^<]*/posts/([a-z0-9-]+)</loc>")
 TOPIC_IN_SITEMAP = re.compile(r"<loc>[^<]*/topics/([a-z0-9-]+)</loc>")
@@ -407,11 +407,11 @@ def post_fields(title: str, body: str, author: str, topics: str, **extra: str) -
     } | extra
 
 
-def body_text(title: str, revision: int, rng: random.Random) -> str:
-    """A post body that names its revision, so the check can tell saves apart."""
+def body_text(title: str, saves: int, rng: random.Random) -> str:
+    """A post body that says how many times it was saved, so the check can tell saves apart."""
     words = " ".join(rng.choice(SEARCH_WORDS) for _ in range(rng.randint(40, 160)))
     return (
-        f"{title}, revision {revision}.\n\n## What happened\n\n{words}.\n\n"
+        f"{title}, save {saves}.\n\n## What happened\n\n{words}.\n\n"
         f"## What we changed\n\n- one\n- two\n\n`token-{uuid.uuid4().hex}`\n"
     )
 
@@ -470,7 +470,7 @@ def editor(port: int, plan: EditorPlan, shared: Shared, tally: Tally, run: str, 
                     topics,
                     slug=saved.slug,
                     csrf_token=csrf_of(page),
-                    revision=REVISION.search(page).group(1),
+                    lock_version=LOCK_VERSION.search(page).group(1),
                     published_at=PUBLISHED_AT.search(page).group(1),
                 )
                 path = f"/editor/posts/{saved.post_id}"
@@ -518,7 +518,7 @@ def check_store(database_url: str, plans: list[EditorPlan], run: str) -> dict[st
     with engine.connect() as connection:
         rows = connection.execute(
             sa.text(
-                "SELECT id, slug, title, body_markdown, revision FROM posts WHERE title LIKE :p"
+                "SELECT id, slug, title, body_markdown, lock_version FROM posts WHERE title LIKE :p"
             ),
             {"p": f"Soak {run} %"},
         ).all()
@@ -536,7 +536,7 @@ def check_store(database_url: str, plans: list[EditorPlan], run: str) -> dict[st
             row = by_id.get(saved.post_id)
             if row is None:
                 lost.append(saved.title)
-            elif (row.title, row.body_markdown, row.revision) != (
+            elif (row.title, row.body_markdown, row.lock_version) != (
                 saved.title,
                 saved.body,
                 saved.saves,

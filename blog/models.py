@@ -140,10 +140,11 @@ class Post(Model):
     image_id: so.Mapped[int | None] = so.mapped_column(
         sa.ForeignKey("images.id", ondelete="SET NULL"), index=True
     )
-    # Bumped by every save; a save based on an older revision is refused (editors' conflicts).
-    revision: so.Mapped[int] = so.mapped_column(default=1, server_default="1")
+    # The optimistic lock: bumped by every save; a save based on an older value is refused
+    # (editors' conflicts).
+    lock_version: so.Mapped[int] = so.mapped_column(default=1, server_default="1")
 
-    __mapper_args__ = {"version_id_col": revision}
+    __mapper_args__ = {"version_id_col": lock_version}
 
     author: so.Mapped[Author] = so.relationship()
     # Joined so that cards, which need its size, never load it one by one.

@@ -1,15 +1,19 @@
-"""Upgrading a SQLite database that already holds posts keeps every row and link."""
+"""Upgrades keep every row, link and trigger: SQLite files, and PostgreSQL where a test asks."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import flask_migrate
+import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
 
 from blog import create_app
 from blog.extensions import db
+from tests.conftest import DATABASE, postgres_database
 
 OLD_ROWS = [
     "INSERT INTO authors (id, name, slug) VALUES (1, 'Ada Example', 'ada-example')",
@@ -18,7 +22,7 @@ OLD_ROWS = [
     " render_version, reading_minutes, toc, status, published_at, featured, editors_pick,"
     " author_id, primary_topic_id, created_at, modified_at) VALUES (1, 'kept', 'Kept post',"
     " '', 'An old post.', 'Body.', '<p>Body.</p>', 1, 1, '[]', 'published',"
-    " '2024-01-01 00:00:00.000000', 0, 1, 1, 1, '2024-01-01 00:00:00.000000',"
+    " '2024-01-01 00:00:00.000000', false, true, 1, 1, '2024-01-01 00:00:00.000000',"
     " '2024-01-01 00:00:00.000000')",
     "INSERT INTO post_topics (post_id, topic_id, position) VALUES (1, 1, 0)",
 ]
@@ -94,3 +98,46 @@ def test_plain_listing_drops_the_kept_listing_and_can_go_back(tmp_path):
         assert {"listing_anchors", "listing_slots"} <= names
         db.session.remove()
         db.engine.dispose()
+
+
+@pytest.fixture
+def empty_database_url(tmp_path: Path) -> Iterator[str]:
+    """A new SQLite file, or with TEST_DATABASE=postgresql a new PostgreSQL database."""
+    if DATABASE != "postgresql":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    with postgres_database("fieldnotes_migration") as url:
+        yield url
+
+
+def test_lock_version_is_the_revision_column_renamed_in_place(empty_database_url):
+    """0009 renames posts.revision, keeping its values and every trigger on posts (no table
+    rebuild); its downgrade names it back."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    with app.app_context():
+        flask_migrate.upgrade(revision="0010_plain_listing")
+        for statement in OLD_ROWS:
+            db.session.execute(sa.text(statement))
+        db.session.execute(sa.text("UPDATE posts SET revision = 4"))
+        triggers = _triggers_on_posts()
+        db.session.commit()
+        flask_migrate.upgrade(revision="0009_lock_version")
+        assert db.session.scalar(sa.text("SELECT lock_version FROM posts")) == 4
+        assert _triggers_on_posts() == triggers
+        db.session.commit()
+        flask_migrate.downgrade(revision="0010_plain_listing")
+        assert db.session.scalar(sa.text("SELECT revision FROM posts")) == 4
+        assert _triggers_on_posts() == triggers
+        db.session.remove()
+        db.engine.dispose()
+
+
+def _triggers_on_posts() -> list[str]:
+    """The names of the triggers on the posts table."""
+    if db.engine.dialect.name == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'posts'"
+    else:
+        query = (
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND NOT tgisinternal"
+        )
+    return sorted(db.session.scalars(sa.text(query)))

@@ -145,7 +145,7 @@ def _form_for(post: Post) -> PostForm:
     form.topics.data = ", ".join(topic.name for topic in post.topics)
     form.body.data = post.body_markdown
     form.author.data = post.author.name
-    form.revision.data = str(post.revision)
+    form.lock_version.data = str(post.lock_version)
     form.image_alt.data = post.image_alt or ""
     return form
 
@@ -206,7 +206,7 @@ def edit(post_id: int) -> Response:
 
 @bp.post("/posts/<int:post_id>")
 def update(post_id: int) -> Response:
-    """Save changes to a post, refusing a save based on an older revision."""
+    """Save changes to a post, refusing a save based on an older lock version."""
     return _save(_post_or_404(post_id))
 
 
@@ -248,8 +248,8 @@ def _add_error(field: object, message: str) -> None:
 
 
 def _based_on(form: PostForm) -> int:
-    """The revision the editor's form was loaded at (400 when it was tampered with)."""
-    raw = form.revision.data or ""
+    """The lock version the editor's form was loaded at (400 when it was tampered with)."""
+    raw = form.lock_version.data or ""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
         abort(400, description="The form lost track of the post's version. Reload the page.")
     return int(raw)
@@ -273,7 +273,7 @@ def _save(post: Post | None) -> Response:
             _add_error(form.slug, problem)
     if not valid or form.errors:
         return _editor_page(form, post, status=upload_status or 422, image=image)
-    if post is not None and post.revision != based_on:
+    if post is not None and post.lock_version != based_on:
         return _conflict(form, post, image)
     fields = store.PostFields(
         title=form.title.data or "",
@@ -314,11 +314,11 @@ def _save(post: Post | None) -> Response:
 def _conflict(form: PostForm, post: Post, image: Image | None) -> Response:
     """409: show the other editor's saved version beside this editor's text.
 
-    The form keeps this editor's text and now carries the stored revision, so saving again
+    The form keeps this editor's text and now carries the stored lock version, so saving again
     (after copying over whatever they want to keep) replaces the other version.
     """
     db.session.refresh(post)
-    form.revision.data = str(post.revision)
+    form.lock_version.data = str(post.lock_version)
     return _editor_page(form, post, status=409, image=image, conflict=post)
 
 
@@ -373,7 +373,7 @@ def delete(post_id: int) -> Response:
     form = ConfirmForm()
     if form.validate_on_submit():
         title = post.title
-        # Deleting is deliberate whatever was saved meanwhile: no revision check here.
+        # Deleting is deliberate whatever was saved meanwhile: no lock version check here.
         # The database drops its topic links and old addresses (ON DELETE CASCADE).
         db.session.execute(sa.delete(Post).where(Post.id == post.id))
         db.session.commit()

@@ -125,7 +125,7 @@ class PostForm(FlaskForm):
         validators=[DataRequired(message="Name the author."), Length(max=120)],
         filters=[_printable, _strip],
     )
-    revision = HiddenField()
+    lock_version = HiddenField()
 
     def validate_topics(self, field: Field) -> None:
         """One to MAX_TOPICS names, each short and with letters or digits in it."""

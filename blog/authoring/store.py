@@ -195,7 +195,7 @@ SCHEDULED = "scheduled"
 
 
 class VersionConflict(Exception):
-    """The save was based on an older revision than the one stored: another editor saved first."""
+    """The save was based on an older lock version than the stored one: another editor saved."""
 
 
 class SlugTaken(ValueError):
@@ -318,12 +318,12 @@ def create_post(fields: PostFields) -> Post:
 def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) -> None:
     """Save changes to a stored post: the one path for the editor's saves and for imports.
 
-    An editor loaded the post at revision `based_on`: VersionConflict when someone saved
+    An editor loaded the post at lock version `based_on`: VersionConflict when someone saved
     since. SlugTaken when the new address is in use. A live post whose title or body changes
     gets a new "Updated" date unless `keep_updated_date`; a public post that changes its
     slug keeps its old address as a redirect.
     """
-    if based_on is not None and post.revision != based_on:
+    if based_on is not None and post.lock_version != based_on:
         raise VersionConflict
     now = utcnow()
     if fields.slug != post.slug:

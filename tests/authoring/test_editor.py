@@ -243,7 +243,7 @@ def test_create_with_htmx_swaps_the_editor_and_updates_the_address(editor_client
     edit_url = response.headers["HX-Replace-Url"]
     assert re.fullmatch(r"/editor/posts/\d+", edit_url)
     assert soup.select_one("#post-form")["hx-post"] == edit_url
-    assert soup.select_one("#revision")["value"] == "1"
+    assert soup.select_one("#lock_version")["value"] == "1"
 
 
 @pytest.mark.parametrize("headers", [{}, HX_EDITOR], ids=["page", "htmx"])
@@ -343,17 +343,17 @@ def test_csrf_failure_from_htmx_is_an_alert_with_a_fresh_token(editor_client):
     assert editor_client.post("/editor/posts/new", data=data, headers=HX_EDITOR).status_code == 200
 
 
-def test_tampered_revision_is_a_400(app, editor_client):
+def test_tampered_lock_version_is_a_400(app, editor_client):
     """The hidden version field must be a number."""
     post_id = create(editor_client)
-    response = save(editor_client, post_id, revision="1 OR 1=1")
+    response = save(editor_client, post_id, lock_version="1 OR 1=1")
     assert response.status_code == 400
 
 
 def test_missing_post_is_a_404_page_or_alert(editor_client):
     """Editing a post that does not exist: a 404 page, or an alert for htmx saves."""
     assert editor_client.get("/editor/posts/999999").status_code == 404
-    data = new_post_form(editor_client, revision="1")
+    data = new_post_form(editor_client, lock_version="1")
     response = editor_client.post("/editor/posts/999999", data=data, headers=HX_EDITOR)
     assert response.status_code == 404
     assert response.headers["HX-Retarget"] == "#editor-alert"
@@ -515,7 +515,7 @@ def test_saving_again_keeps_the_publish_date(app, editor_client):
     assert save(editor_client, post_id).status_code == 303
     after = stored(app, post_id)
     assert after.published_at == before.published_at and after.updated_at is None
-    assert after.revision == before.revision + 1
+    assert after.lock_version == before.lock_version + 1
 
 
 def test_unpublish_takes_the_post_off_the_site(app, editor_client):
@@ -554,19 +554,19 @@ def test_a_save_based_on_an_older_version_is_a_409_that_loses_nothing(app, edito
     assert "Grace's title" in soup.select_one(".conflict-theirs").text
     assert soup.select_one("#body").text.strip() == "Ada's body."
     assert soup.select_one("#summary").text.strip() == "Ada's summary."
-    assert soup.select_one("#revision")["value"] == "2"
+    assert soup.select_one("#lock_version")["value"] == "2"
     assert stored(app, post_id).body_markdown == "Grace's body."
 
-    mine["revision"] = soup.select_one("#revision")["value"]
+    mine["lock_version"] = soup.select_one("#lock_version")["value"]
     mine["csrf_token"] = soup.select_one('input[name="csrf_token"]')["value"]
     again = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
     assert again.status_code == 200
     post = stored(app, post_id)
-    assert post.body_markdown == "Ada's body." and post.revision == 3
+    assert post.body_markdown == "Ada's body." and post.lock_version == 3
 
 
 def test_topic_only_changes_still_move_the_version(app, editor_client):
-    """Every save bumps the revision, even one that only touches the topic links."""
+    """Every save bumps the lock version, even one that only touches the topic links."""
     post_id = create(editor_client)
     stale = current_form(editor_client, post_id)
     save(editor_client, post_id, topics="Frontend")

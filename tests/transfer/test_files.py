@@ -175,12 +175,16 @@ def test_reimport_changes_nothing_and_edits_update(app, runner, tmp_path):
         "created 5, updated 0, unchanged 0\n"
     )
     with app.app_context():
-        before = {p.slug: (p.revision, p.modified_at) for p in db.session.scalars(sa.select(Post))}
+        before = {
+            p.slug: (p.lock_version, p.modified_at) for p in db.session.scalars(sa.select(Post))
+        }
     assert run(runner, "import", str(tmp_path / "site")).output == (
         "created 0, updated 0, unchanged 5\n"
     )
     with app.app_context():
-        after = {p.slug: (p.revision, p.modified_at) for p in db.session.scalars(sa.select(Post))}
+        after = {
+            p.slug: (p.lock_version, p.modified_at) for p in db.session.scalars(sa.select(Post))
+        }
     assert after == before
 
     text = paths[2].read_text().replace("topics: [Databases, Number 2]", "topics: [Number 2]")
@@ -191,7 +195,7 @@ def test_reimport_changes_nothing_and_edits_update(app, runner, tmp_path):
         post = post_named("generated-post-2")
         assert [t.name for t in post.topics] == ["Number 2"]
         assert "A rewritten paragraph" in post.body_html
-        assert post.revision == before["generated-post-2"][0] + 1
+        assert post.lock_version == before["generated-post-2"][0] + 1
     assert run(runner, "import", str(tmp_path / "site")).output == (
         "created 0, updated 0, unchanged 5\n"
     )
