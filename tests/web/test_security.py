@@ -429,7 +429,7 @@ def test_an_expired_token_on_a_plain_save_brings_the_text_back(app, writer, sent
     assert "security token had expired" in soup.select_one(".notice").get_text()
     kept = form_of(response)
     assert (kept["title"], kept["body"]) == ("Second version", "Words typed over a long afternoon.")
-    assert kept["csrf_token"] != old_token and kept["revision"] == form["revision"]
+    assert kept["csrf_token"] != old_token and kept["lock_version"] == form["lock_version"]
     with app.app_context():
         assert db.session.get(Post, post_id).title == "First version"
     saved = writer.post(f"/editor/posts/{post_id}", data=kept, headers=sent_from)
