@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -175,6 +175,13 @@ class Post(Model):
     def was_updated(self) -> bool:
         """True when the post was revised after it was first published."""
         return was_revised(self.published_at, self.updated_at)
+
+
+def max_length(column: sa.ColumnElement[str]) -> int:
+    """The most characters a String column holds, as the model declares it."""
+    length = cast(sa.String, column.type).length
+    assert length is not None, f"{column} has no length"
+    return length
 
 
 def live(now: datetime | sa.BindParameter[datetime] | None = None) -> sa.ColumnElement[bool]:

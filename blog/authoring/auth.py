@@ -14,6 +14,7 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 from flask_wtf.csrf import CSRFError
 from werkzeug.security import check_password_hash, generate_password_hash
+from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring.forms import ConfirmForm, LoginForm
 from blog.extensions import db, limiter, login_manager
@@ -104,7 +105,7 @@ def _login_page(form: LoginForm, status: int = 200, error: str | None = None) ->
     deduct_when=_failed,
     error_message=ADDRESS_LIMITED,
 )
-def login() -> Response:
+def login() -> BaseResponse:
     """Show the login form; on good credentials, log in and go on to `next` (if it is local)."""
     form = LoginForm()
     if request.method == "GET":
@@ -144,7 +145,7 @@ def _stale_form(error: CSRFError) -> Response:
 
 @bp.post("/logout")
 @login_required
-def logout() -> Response:
+def logout() -> BaseResponse:
     """End the editor's session (a POST with a CSRF token, so no other site can do it)."""
     form = ConfirmForm()
     if form.validate_on_submit():

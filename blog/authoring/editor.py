@@ -20,6 +20,7 @@ from flask_login import current_user
 from flask_wtf.csrf import CSRFError, generate_csrf
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, Unauthorized
+from werkzeug.wrappers import Response as BaseResponse
 
 from blog import markup
 from blog.authoring import store
@@ -192,7 +193,7 @@ def new() -> Response:
 
 
 @bp.post("/posts/new")
-def create() -> Response:
+def create() -> BaseResponse:
     """Save a new post (a draft, published, or scheduled)."""
     return _save(None)
 
@@ -205,7 +206,7 @@ def edit(post_id: int) -> Response:
 
 
 @bp.post("/posts/<int:post_id>")
-def update(post_id: int) -> Response:
+def update(post_id: int) -> BaseResponse:
     """Save changes to a post, refusing a save based on an older lock version."""
     return _save(_post_or_404(post_id))
 
@@ -218,7 +219,7 @@ def _chosen_image(form: PostForm, post: Post | None) -> tuple[Image | None, int 
     A refused upload puts its message beside the image field and keeps what the post had.
     """
     upload = form.image.data
-    if upload is not None and getattr(upload, "filename", ""):
+    if upload is not None and getattr(upload, "filename", None):
         limit = current_app.config["MAX_IMAGE_BYTES"]
         try:
             image = store_image(upload.stream.read(limit + 1))
@@ -255,7 +256,7 @@ def _based_on(form: PostForm) -> int:
     return int(raw)
 
 
-def _save(post: Post | None) -> Response:
+def _save(post: Post | None) -> BaseResponse:
     """Check and store the editor form for a new (`post` is None) or stored post."""
     form = PostForm()
     is_new = post is None
@@ -322,7 +323,7 @@ def _conflict(form: PostForm, post: Post, image: Image | None) -> Response:
     return _editor_page(form, post, status=409, image=image, conflict=post)
 
 
-def _saved(post: Post, *, created: bool) -> Response:
+def _saved(post: Post, *, created: bool) -> BaseResponse:
     """After a save: the fresh editor in place for htmx, a redirect to it otherwise."""
     edit_url = url_for("editor.edit", post_id=post.id)
     if htmx.fragment_for(EDITOR_FRAGMENTS) is None:
@@ -367,7 +368,7 @@ def slug_hint() -> Response:
 
 
 @bp.route("/posts/<int:post_id>/delete", methods=["GET", "POST"])
-def delete(post_id: int) -> Response:
+def delete(post_id: int) -> BaseResponse:
     """Ask before deleting a post; on confirmation delete it and its old addresses."""
     post = _post_or_404(post_id)
     form = ConfirmForm()
@@ -405,7 +406,7 @@ def refusal(error: HTTPException, message: str, *, login_link: bool = False) -> 
     return error_page(code, message)
 
 
-def _signed_out() -> Response:
+def _signed_out() -> BaseResponse:
     """Not logged in: htmx saves get an alert (the page keeps its text), pages go to login."""
     if _wants_alert():
         return refusal(

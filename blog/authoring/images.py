@@ -13,6 +13,7 @@ import sqlalchemy.orm as so
 from flask import Blueprint, abort, current_app, request, url_for
 from flask.wrappers import Response
 from PIL import ImageOps
+from werkzeug.wrappers import Response as BaseResponse
 
 from blog.extensions import db
 from blog.models import Image
@@ -269,7 +270,7 @@ def image_url(image: Image) -> str:
 
 
 @bp.get("/images/<name>")
-def serve(name: str) -> Response:
+def serve(name: str) -> BaseResponse:
     """An uploaded image's bytes, cacheable for a year: its address changes with its content."""
     match = NAME.fullmatch(name)
     if match is None or match.group(2) not in EXTENSIONS:

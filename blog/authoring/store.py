@@ -15,7 +15,17 @@ from slugify import slugify
 
 from blog import markup
 from blog.extensions import db
-from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic, utcnow
+from blog.models import (
+    DRAFT,
+    PUBLISHED,
+    Author,
+    Image,
+    Post,
+    SlugRedirect,
+    Topic,
+    max_length,
+    utcnow,
+)
 
 # C0 control characters other than tab, newline and carriage return: PostgreSQL refuses NUL
 # in text, and none of them belongs in a post.
@@ -27,9 +37,9 @@ def clean_text(value: str | None) -> str:
     return _CONTROL.sub("", value or "")
 
 
-POST_SLUG_MAX = Post.__table__.c.slug.type.length
-TOPIC_SLUG_MAX = Topic.__table__.c.slug.type.length
-AUTHOR_SLUG_MAX = Author.__table__.c.slug.type.length
+POST_SLUG_MAX = max_length(Post.__table__.c.slug)
+TOPIC_SLUG_MAX = max_length(Topic.__table__.c.slug)
+AUTHOR_SLUG_MAX = max_length(Author.__table__.c.slug)
 # Names per `IN (...)` when topics or authors are looked up in bulk.
 LOOKUP_CHUNK = 500
 
@@ -56,11 +66,12 @@ def topic_slug(name: str) -> str:
 
 def _new_row(model: type[Named], name: str, slug: str) -> Named:
     """A new author, or a new topic placed at the end of the topic filter."""
-    if model is Topic:
+    row = model(name=name, slug=slug)
+    if isinstance(row, Topic):
         # Computed by the database as the row goes in, so a bulk import asks nothing first.
         last = sa.select(sa.func.coalesce(sa.func.max(Topic.position), 0) + 1).scalar_subquery()
-        return Topic(name=name, slug=slug, position=last)
-    return Author(name=name, slug=slug)
+        row.position = last  # a SQL expression, worked out on insert
+    return row
 
 
 def _named(

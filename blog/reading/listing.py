@@ -191,7 +191,7 @@ def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
         .cte("page_ids")
     )
     on_page = Post.id.in_(sa.select(page_ids.c.id))
-    shown = on_page
+    shown: sa.ColumnElement[bool] = on_page
     if flagged:
         newest_live = sa.select(Post.id).where(live(NOW)).order_by(*NEWEST_FIRST)
         featured_id = newest_live.where(Post.featured.is_(True)).limit(1).scalar_subquery()

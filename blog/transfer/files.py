@@ -157,6 +157,7 @@ def _store_images(loaded: list[Loaded], progress: bool) -> tuple[dict[str, Image
     wanted = [item for item in loaded if item.entry.image is not None]
     for item in _steps(wanted, "Checking images", progress and bool(wanted)):
         entry = item.entry
+        assert entry.image is not None
         path = (item.source.path.parent / entry.image).resolve()
         image = by_path.get(path)
         if image is None:
@@ -417,6 +418,7 @@ def export_posts(root: Path) -> Exported:
                 done.no_alt.append(post.slug)
             (root / IMAGE_FOLDER).mkdir(exist_ok=True)
             done.images += 1
+            assert post.image is not None
             done.written += _write_if_changed(root / entry.image, post.image.data)
             # Let the bytes go: an export may walk many large images.
             db.session.expire(post.image, ["data"])

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from blog.authoring.store import clean_text, slug_for
-from blog.models import Author, Post, Topic
+from blog.models import Author, Post, Topic, max_length
 
 # The field names this format writes, in the order it writes them.
 FIELDS = (
@@ -43,11 +43,11 @@ ALIASES = {
 # Of several keys naming topics, only categories and tags combine (categories first).
 TOPIC_KEYS_FIRST = ("category", "categories")
 
-TITLE_MAX = Post.__table__.c.title.type.length
-SLUG_MAX = Post.__table__.c.slug.type.length
-ALT_MAX = Post.__table__.c.image_alt.type.length
-TOPIC_MAX = Topic.__table__.c.name.type.length
-AUTHOR_MAX = Author.__table__.c.name.type.length
+TITLE_MAX = max_length(Post.__table__.c.title)
+SLUG_MAX = max_length(Post.__table__.c.slug)
+ALT_MAX = max_length(Post.__table__.c.image_alt)
+TOPIC_MAX = max_length(Topic.__table__.c.name)
+AUTHOR_MAX = max_length(Author.__table__.c.name)
 
 SLUG = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{SLUG_MAX - 1}}}")
 PELICAN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|)$")
@@ -461,6 +461,7 @@ def _entry(
     body = canonical_body(body)
     if reader.problems:
         return None
+    assert title is not None and slug is not None  # each is a problem when missing
     return Entry(
         title=title,
         slug=slug,
