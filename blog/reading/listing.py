@@ -191,15 +191,19 @@ def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
         .cte("page_ids")
     )
     on_page = Post.id.in_(sa.select(page_ids.c.id))
-    shown: sa.ColumnElement[bool] = on_page
+    shown_ids: sa.Select | sa.CompoundSelect = sa.select(page_ids.c.id)
     if flagged:
         newest_live = sa.select(Post.id).where(live(NOW)).order_by(*NEWEST_FIRST)
-        featured_id = newest_live.where(Post.featured.is_(True)).limit(1).scalar_subquery()
+        featured_id = newest_live.where(Post.featured.is_(True)).limit(1).subquery("featured")
         pick_ids = newest_live.where(Post.editors_pick.is_(True)).limit(sa.bindparam("picks"))
-        shown = sa.or_(on_page, Post.id == featured_id, Post.id.in_(pick_ids))
+        picked = pick_ids.subquery("picks")
+        shown_ids = sa.union(shown_ids, sa.select(featured_id.c.id), sa.select(picked.c.id))
+    # Joined to the ids shown, not filtered by an OR of them: PostgreSQL would read every
+    # post to test the OR.
+    shown = shown_ids.subquery("shown")
     return (
         sa.select(Post, on_page.label("on_page"))
-        .where(shown)
+        .join(shown, shown.c.id == Post.id)
         .options(*CARD_OPTIONS)
         .order_by(*NEWEST_FIRST)
     )
