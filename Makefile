@@ -13,8 +13,8 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 PGHOST  ?= 127.0.0.1
 
-.PHONY: run test setup test-sqlite test-postgresql browser screenshots mutation bench lint \
-	services clean
+.PHONY: run test setup test-sqlite test-postgresql browser screenshots coverage mutation \
+	bench lint services clean
 
 # A development run: debug mode supplies a development-only SECRET_KEY.
 run: setup
@@ -59,6 +59,42 @@ browser: setup /usr/bin/chromium
 screenshots: setup /usr/bin/chromium
 	$(PYTEST) tests/browser/test_layout.py -k captured --screenshots
 	@echo "Screenshots in artifacts/screenshots/"
+
+# Line coverage of blog/ over every test on SQLite, the browser suite included, in one
+# process (coverage.py follows that one; gunicorn's requests are not counted).
+coverage: setup /usr/bin/chromium services
+	env -u PYTHONDONTWRITEBYTECODE TEST_DATABASE=sqlite $(VENV)/bin/coverage run --source=blog \
+		-m pytest -q
+	$(VENV)/bin/coverage report
+
+# Mutation testing (mutmut; its settings in setup.cfg) of the safety-critical code: the
+# sanitizer, the page-or-fragment decision, the lock-version check, the page cache's key and
+# invalidation. Not part of `make test`: it runs the suite once per mutant that a quick test
+# does not kill. It works in a copy of the tree under artifacts/mutation/, so the mutated
+# copy mutmut makes never lands in the work tree; `make mutation MUTANTS=...` picks others.
+MUTATION_DIR := artifacts/mutation
+MUTMUT  := $(abspath $(VENV))/bin/mutmut
+SAFETY_MUTANTS := blog.markup.x_sanitize__mutmut_* blog.web.htmx.x_* \
+	blog.authoring.editor.x__based_on__mutmut_* blog.authoring.editor.x__save__mutmut_* \
+	blog.authoring.store.x_update_post__mutmut_*
+PAGECACHE_MUTANTS := blog.web.pagecache.x*PageCache*key__mutmut_* \
+	blog.web.pagecache.x_clear__mutmut_*
+MUTANTS ?= $(SAFETY_MUTANTS) $(PAGECACHE_MUTANTS)
+
+mutation: setup services
+	@test -x $(MUTMUT) || $(PY) -m pip install --quiet mutmut==3.8.1
+	rm -rf $(MUTATION_DIR)
+	mkdir -p $(MUTATION_DIR)
+	git ls-files -z blog tests templates static migrations demo setup.cfg pyproject.toml \
+		| xargs -0 cp --parents -t $(MUTATION_DIR)
+	cp -r static/vendor $(MUTATION_DIR)/static/
+	cd $(MUTATION_DIR) && TEST_DATABASE=sqlite $(MUTMUT) run $(foreach name,$(MUTANTS),'$(name)')
+	@# The score over the mutants this run checked; it fails below 90 % killed.
+	cd $(MUTATION_DIR) && $(MUTMUT) results --all true | awk -F': ' \
+		'$$2 != "not checked" { n++; if ($$2 == "killed" || $$2 == "timeout") k++; \
+		else print "  " $$2 ": " $$1 } \
+		END { printf "mutation score: %d of %d mutants killed (%.1f %%)\n", k, n, n ? 100 * k / n : 0; \
+		exit (n == 0 || k < 0.9 * n) }'
 
 # The listing benchmark (bench/run.py): SQLite and PostgreSQL, 1,000 to 100,000 posts.
 bench: setup /usr/bin/wrk services
