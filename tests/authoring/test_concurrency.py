@@ -15,10 +15,11 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
+from blog.authoring import store
 from blog.extensions import db
 from blog.models import Author, Editor, Post, Topic
-from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
-from tests.authoring.test_editor import current_form, new_post_form
+from tests.authoring.test_auth import csrf_token, log_in_as, make_editor, page
+from tests.authoring.test_editor import create, current_form, new_post_form
 from tests.conftest import DATABASE, count_queries
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,6 +206,61 @@ def test_posts_that_only_read_leave_the_write_lock_free(app, client, monkeypatch
     assert callers == [sender], "the slow part should run once, in the POST being checked"
     assert free_while_working, f"POST {url} held the write lock while it worked"
     assert answer == {"status": 401 if route == "login" else 200}
+
+
+# The lock version an edit carries ---------------------------------------------------------------
+
+RELOAD = "The form lost track of the post's version. Reload the page."
+
+
+@pytest.mark.parametrize(
+    ("sent", "status"),
+    [("100000000", 409), ("1000000000", 400), ("", 400), ("1a", 400), ("\u0661", 400)],
+    ids=["nine digits", "ten digits", "empty", "not a number", "arabic digit"],
+)
+def test_an_edit_carries_its_lock_version_as_nine_plain_digits_at_most(app, client, sent, status):
+    """An edit's lock version of up to nine ASCII digits is compared with the stored one (a
+    stale one is a conflict); anything else is a tampered form, refused with how to recover."""
+    log_in_as(client, make_editor(app))
+    post_id = create(client)
+    form = current_form(client, post_id) | {"lock_version": sent}
+    response = client.post(f"/editor/posts/{post_id}", data=form)
+    assert response.status_code == status
+    if status == 400:
+        assert RELOAD in " ".join(page(response).get_text(" ").split())
+
+
+def test_a_refused_edit_still_saves_to_the_same_post(app, client):
+    """An edit refused for a bad field comes back as the editor of that post, posting to it:
+    fixing the field saves the post, it does not make a second one."""
+    log_in_as(client, make_editor(app))
+    post_id = create(client)
+    response = client.post(
+        f"/editor/posts/{post_id}", data=current_form(client, post_id) | {"title": ""}
+    )
+    assert response.status_code == 422
+    assert page(response).select_one("#post-form")["action"] == f"/editor/posts/{post_id}"
+
+
+def test_the_store_refuses_an_address_another_post_took_meanwhile(app, posts):
+    """The editor checks an address before saving, but another editor may take it between that
+    check and this save: the store checks again, in the saving transaction."""
+    taken, moving = posts.create(2)
+    with app.test_request_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == moving))
+        fields = store.PostFields(
+            title=post.title,
+            slug=taken,
+            body=post.body_markdown,
+            summary=post.summary,
+            topics=list(post.topics),
+            author=post.author,
+            status=post.status,
+            published_at=post.published_at,
+        )
+        with pytest.raises(store.SlugTaken, match="Another post already uses this address"):
+            store.update_post(post, fields, based_on=post.lock_version)
+        db.session.rollback()
 
 
 # Editors saving at once -------------------------------------------------------------------------
