@@ -242,6 +242,33 @@ def test_a_refused_edit_still_saves_to_the_same_post(app, client):
     assert page(response).select_one("#post-form")["action"] == f"/editor/posts/{post_id}"
 
 
+def test_an_edit_that_loses_the_race_gets_the_conflict_page_not_an_error(app, client, monkeypatch):
+    """The lock version is checked when the post is read and again by the row's UPDATE, which
+    matches the version read: another editor's save landing between the two (here, inside the
+    save itself) makes this one a conflict, shown with this editor's text kept."""
+    log_in_as(client, make_editor(app))
+    post_id = create(client)
+    posts_table = Post.__table__
+    update_post = store.update_post
+
+    def other_editor_saves_first(post, fields, **options):
+        db.session.execute(
+            sa.update(posts_table)
+            .where(posts_table.c.id == post.id)
+            .values(lock_version=posts_table.c.lock_version + 1)
+        )
+        return update_post(post, fields, **options)
+
+    monkeypatch.setattr(store, "update_post", other_editor_saves_first)
+    form = current_form(client, post_id) | {"title": "My version of the title"}
+    response = client.post(f"/editor/posts/{post_id}", data=form)
+    assert response.status_code == 409
+    soup = page(response)
+    assert soup.select_one("#conflict-title") is not None
+    assert soup.select_one("#post-form [name=title]")["value"] == "My version of the title"
+    assert soup.select_one("#post-form")["action"] == f"/editor/posts/{post_id}"
+
+
 def test_the_store_refuses_an_address_another_post_took_meanwhile(app, posts):
     """The editor checks an address before saving, but another editor may take it between that
     check and this save: the store checks again, in the saving transaction."""
