@@ -75,7 +75,7 @@ coverage: setup /usr/bin/chromium services
 MUTATION_DIR := artifacts/mutation
 MUTMUT  := $(abspath $(VENV))/bin/mutmut
 SAFETY_MUTANTS := blog.markup.x_sanitize__mutmut_* blog.web.htmx.x_* \
-	blog.authoring.editor.x__based_on__mutmut_* blog.authoring.editor.x__save__mutmut_* \
+	blog.authoring.editor.x__based_on__mutmut_* blog.authoring.editor.x__conflict__mutmut_* \
 	blog.authoring.store.x_update_post__mutmut_*
 PAGECACHE_MUTANTS := blog.web.pagecache.x*PageCache*key__mutmut_* \
 	blog.web.pagecache.x_clear__mutmut_*
