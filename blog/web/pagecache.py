@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 import brotli
-import sqlalchemy as sa
 from flask import Flask
 from htmx_flask.requests import HtmxHeaders
 from werkzeug.datastructures import EnvironHeaders
@@ -38,7 +37,7 @@ from werkzeug.routing import RequestRedirect
 
 from blog.extensions import db
 from blog.web.htmx import VARY, fragment_for
-from blog.web.versions import State, read_state_from_pool
+from blog.web.versions import State, StateReader
 from blog.web.viewer import carries_credentials_in
 
 if TYPE_CHECKING:
@@ -145,7 +144,7 @@ class PageCache:
         self.app = app
         self.routes = dict(routes)
         self.store = Store(app.config["PAGE_CACHE_MB"] * 1024 * 1024)
-        self.engine: sa.Engine | None = None  # the app's, once the first request needs it
+        self.reader: StateReader | None = None  # made when the first request needs it
         _stores.add(self.store)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
@@ -193,12 +192,12 @@ class PageCache:
 
     def _state(self) -> State | None:
         """The state row, or None when it cannot be read (Flask then answers, and reports)."""
-        if self.engine is None:
+        if self.reader is None:
             with self.app.app_context():
-                self.engine = db.engine
+                self.reader = StateReader(db.engine)
         try:
-            return read_state_from_pool(self.engine)
-        except self.engine.dialect.loaded_dbapi.Error:
+            return self.reader.read()
+        except self.reader.engine.dialect.loaded_dbapi.Error:
             return None
 
     def _render(

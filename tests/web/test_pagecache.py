@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from blog.extensions import db
 from blog.models import Post, SiteState, utcnow
-from blog.web import pagecache
+from blog.web import pagecache, versions
 from tests.conftest import count_queries
 
 
@@ -204,14 +204,14 @@ def test_a_failed_version_read_falls_back_to_rendering(app, client, posts, monke
     posts.create(1, title="Still here")
     client.get("/")
 
-    def broken(engine):
-        connection = engine.raw_connection()
+    def broken(reader):
+        connection = reader.engine.raw_connection()
         try:
             connection.cursor().execute("SELECT no_such_column FROM site_state")
         finally:
             connection.close()
 
-    monkeypatch.setattr(pagecache, "read_state_from_pool", broken)
+    monkeypatch.setattr(versions.StateReader, "_read", broken)
     rendered, stop = _renders(app)
     try:
         page = client.get("/")
@@ -248,15 +248,15 @@ def test_kept_pages_work_in_a_new_thread_outside_any_app_context(app, posts):
 
 
 def test_a_dropped_reader_connection_is_replaced(app, client, posts):
-    """A server restart drops pooled connections; readers still get their page."""
+    """A server restart drops pooled connections; readers still get their kept page, read
+    again on a new connection rather than rendered."""
     import pytest
 
     with app.app_context():
         if db.engine.dialect.name == "sqlite":
             pytest.skip("only a database server can drop a connection")
     posts.create(1, title="Still readable")
-    client.get("/")  # the reader connections are open now
-    pagecache.clear()
+    first = client.get("/")  # kept now, and the state reader's connection is open
     with app.app_context():
         killed = db.session.scalar(
             sa.text(
@@ -266,7 +266,15 @@ def test_a_dropped_reader_connection_is_replaced(app, client, posts):
         )
         db.session.commit()
     assert killed >= 1
-    page = client.get("/")
+    rendered, stop = _renders(app)
+    try:
+        page = client.get("/")
+    finally:
+        stop()
+    assert page.status_code == 200 and page.get_data() == first.get_data()
+    assert rendered == []
+    pagecache.clear()
+    page = client.get("/")  # Flask's own pool replaces its dropped connection too
     assert page.status_code == 200 and "Still readable" in page.get_data(as_text=True)
 
 
