@@ -58,20 +58,37 @@ def begin_write() -> None:
 # Posts that never write: a login checks a password (slow on purpose), a preview renders
 # Markdown. Holding the write lock through them would stall every editor's save.
 READ_ONLY_POSTS = frozenset({"auth.login", "editor.preview"})
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def _writes_take_the_lock_first() -> None:
+def _read_in_autocommit() -> None:
+    """A reader on PostgreSQL runs each statement on its own, outside a transaction.
+
+    Under READ COMMITTED every statement takes its own snapshot anyway, so a transaction
+    buys a reader nothing; it costs BEGIN and ROLLBACK, and psycopg forgets its prepared
+    statements on every ROLLBACK, so each request parsed and planned its queries again.
+    SQLite keeps its transaction: there it is what holds one snapshot for the request.
+    """
+    if db.engine.dialect.name != "sqlite":
+        db.session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+
+
+def _start_transaction() -> None:
     """Requests that change things start their transaction as writers.
 
     The body is read first (within MAX_CONTENT_LENGTH): a slow upload must not hold the
     write lock, or every other writer would wait on one client's connection.
     """
-    if request.method in {"GET", "HEAD", "OPTIONS"} or request.endpoint in READ_ONLY_POSTS:
+    if request.method in READ_METHODS:
+        if request.endpoint not in (None, "static"):
+            _read_in_autocommit()
+        return
+    if request.endpoint in READ_ONLY_POSTS:
         return
     request.get_data(cache=True, parse_form_data=True)
     begin_write()
 
 
 def init_app(app: Flask) -> None:
-    """Make every state-changing request a write transaction from its first statement."""
-    app.before_request(_writes_take_the_lock_first)
+    """Start every request's transaction as what it is: a reader or a writer."""
+    app.before_request(_start_transaction)
