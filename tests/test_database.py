@@ -49,6 +49,5 @@ def test_the_pool_gets_back_a_connection_that_writes_in_transactions(app, client
     a writer's statements still commit or roll back together."""
     posts.create(1)
     _listings(app, client, 1)
-    with app.app_context():
-        with db.engine.connect() as connection:
-            assert connection.get_isolation_level() != "AUTOCOMMIT"
+    with app.app_context(), db.engine.connect() as connection:
+        assert connection.get_isolation_level() != "AUTOCOMMIT"
