@@ -36,7 +36,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from blog.extensions import db, htmx, migrate
     from blog.reading import feeds, pictures, search, seo, views
     from blog.web import errors, headers, pagecache, security, static, templating, versions
+    from blog.web.converters import RowIdConverter
 
+    # Before any route is added: every id in a URL goes through the one converter.
+    app.url_map.converters["id"] = RowIdConverter
     database.settle_engine_options(app.config)
     db.init_app(app)
     database.init_app(app)

@@ -198,14 +198,14 @@ def create() -> BaseResponse:
     return _save(None)
 
 
-@bp.get("/posts/<int:post_id>")
+@bp.get("/posts/<id:post_id>")
 def edit(post_id: int) -> Response:
     """The editor for a stored post."""
     post = _post_or_404(post_id)
     return _editor_page(_form_for(post), post, image=post.image)
 
 
-@bp.post("/posts/<int:post_id>")
+@bp.post("/posts/<id:post_id>")
 def update(post_id: int) -> BaseResponse:
     """Save changes to a post, refusing a save based on an older lock version."""
     return _save(_post_or_404(post_id))
@@ -367,7 +367,7 @@ def slug_hint() -> Response:
     )
 
 
-@bp.route("/posts/<int:post_id>/delete", methods=["GET", "POST"])
+@bp.route("/posts/<id:post_id>/delete", methods=["GET", "POST"])
 def delete(post_id: int) -> BaseResponse:
     """Ask before deleting a post; on confirmation delete it and its old addresses."""
     post = _post_or_404(post_id)

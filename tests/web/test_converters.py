@@ -1,0 +1,133 @@
+"""Ids in URLs: one converter decides, and every other spelling is the site's 404 page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sqlalchemy as sa
+from werkzeug.routing import IntegerConverter
+
+from blog.models import Post
+from blog.web.converters import MAX_ROW_ID, RowIdConverter, whole_numbers_up_to
+from tests.authoring.test_auth import csrf_token, editor_client, page
+from tests.authoring.test_editor import create
+
+__all__ = ["editor_client"]
+
+# Every route that takes an id, with the methods it answers.
+ID_ROUTES = [
+    ("GET", "/editor/posts/{}"),
+    ("POST", "/editor/posts/{}"),
+    ("GET", "/editor/posts/{}/delete"),
+    ("POST", "/editor/posts/{}/delete"),
+]
+
+BAD_IDS = [
+    "9223372036854775808",  # past SQLite's 64-bit integers (OverflowError in the driver)
+    "9223372036854775807",  # SQLite's largest, past PostgreSQL's INTEGER
+    "2147483648",  # one past PostgreSQL's INTEGER
+    "99999999999",
+    "1" + "0" * 40,
+    "0",
+    "-1",
+    "007",
+    "01",
+    "+1",
+    "1.0",
+    "1e3",
+    "0x1",
+    "abc",
+    "%201",  # a space, then a digit
+    "%D9%A3",  # ARABIC-INDIC DIGIT THREE: a digit to str.isdigit, not an id
+]
+
+
+@pytest.mark.parametrize(("method", "route"), ID_ROUTES)
+@pytest.mark.parametrize("raw", BAD_IDS)
+def test_ids_the_column_cannot_hold_are_404(editor_client, method, route, raw):
+    """Logged in, with a valid CSRF token, so only the address can refuse the request."""
+    token = csrf_token(editor_client, "/editor/posts/new")
+    response = editor_client.open(
+        route.format(raw), method=method, data={"csrf_token": token, "confirm": "y"}
+    )
+    assert response.status_code == 404
+    assert page(response).select_one("h1").get_text(strip=True) == "Nothing here"
+
+
+@pytest.mark.parametrize(("method", "route"), ID_ROUTES)
+def test_the_largest_id_reaches_the_view(editor_client, method, route):
+    """MAX_ROW_ID is a well-formed id: the view looks it up and finds no post (404)."""
+    token = csrf_token(editor_client, "/editor/posts/new")
+    response = editor_client.open(
+        route.format(MAX_ROW_ID), method=method, data={"csrf_token": token}
+    )
+    assert response.status_code == 404
+    assert page(response).select_one("h1").get_text(strip=True) == "Nothing here"
+
+
+def arabic_indic(number: int) -> str:
+    """The number in ARABIC-INDIC digits, URL-encoded: digits to int(), not to the blog."""
+    return "".join(f"%D9%{0xA0 + int(digit):02X}" for digit in str(number))
+
+
+@pytest.mark.parametrize(("method", "route"), ID_ROUTES)
+@pytest.mark.parametrize(
+    "spelling",
+    [lambda n: f"0{n}", lambda n: f"00{n}", lambda n: f"+{n}", lambda n: f"{n}.0", arabic_indic],
+    ids=["zero", "zeros", "plus", "decimal", "arabic-indic"],
+)
+def test_other_spellings_of_a_stored_id_are_404(editor_client, method, route, spelling):
+    """A post's id has one address: other spellings of the same number find nothing."""
+    post_id = create(editor_client)
+    assert editor_client.get(f"/editor/posts/{post_id}").status_code == 200
+    token = csrf_token(editor_client, "/editor/posts/new")
+    response = editor_client.open(
+        route.format(spelling(post_id)), method=method, data={"csrf_token": token}
+    )
+    assert response.status_code == 404
+    assert page(response).select_one("h1").get_text(strip=True) == "Nothing here"
+
+
+def test_a_stored_post_is_found_by_its_id(editor_client):
+    """The converter hands the view the number, and url_for writes it back the same way."""
+    post_id = create(editor_client)
+    response = editor_client.get(f"/editor/posts/{post_id}")
+    assert response.status_code == 200
+    assert page(response).select_one(f'a[href="/editor/posts/{post_id}/delete"]') is not None
+    assert editor_client.get(f"/editor/posts/{post_id}/delete").status_code == 200
+
+
+@pytest.mark.parametrize("limit", [1, 9, 10, 19, 20, 99, 100, 101, 230, 1000, 4079])
+def test_the_pattern_matches_exactly_one_to_the_limit(limit):
+    """Every number from 0 to three times the limit: matched exactly when 1 <= n <= limit."""
+    pattern = re.compile(whole_numbers_up_to(limit))
+    for number in range(3 * limit + 2):
+        assert bool(pattern.fullmatch(str(number))) == (1 <= number <= limit), number
+    assert not pattern.fullmatch(f"0{limit}")
+
+
+def test_the_pattern_around_the_id_bound():
+    """The numbers next to MAX_ROW_ID and to each power of ten below it."""
+    pattern = re.compile(RowIdConverter.regex)
+    edges = [MAX_ROW_ID] + [10**power for power in range(10)]
+    for number in {edge + step for edge in edges for step in (-1, 0, 1)}:
+        assert bool(pattern.fullmatch(str(number))) == (1 <= number <= MAX_ROW_ID), number
+
+
+def test_the_bound_is_the_id_columns_range():
+    """The bound holds for INTEGER columns; a BIGINT id would need a wider converter."""
+    assert MAX_ROW_ID == 2**31 - 1
+    assert type(Post.__table__.c.id.type) is sa.Integer
+
+
+def test_every_id_route_uses_the_converter(app):
+    """No route takes werkzeug's unbounded int, and the routes tested here are all of them."""
+    with_ids = set()
+    for rule in app.url_map.iter_rules():
+        converters = rule._converters.values()
+        assert not any(isinstance(c, IntegerConverter) for c in converters), rule.rule
+        if any(isinstance(c, RowIdConverter) for c in converters):
+            with_ids |= {(method, rule.rule) for method in rule.methods - {"HEAD", "OPTIONS"}}
+    tested = {(method, route.format("<id:post_id>")) for method, route in ID_ROUTES}
+    assert with_ids == tested
