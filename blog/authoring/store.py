@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
 
@@ -180,8 +180,12 @@ def new_post(
     featured: bool = False,
     editors_pick: bool = False,
     image_alt: str | None = None,
+    old_slugs: Iterable[str] = (),
 ) -> Post:
-    """Add a post to the session: published when it has a date, a draft otherwise."""
+    """Add a post to the session: published when it has a date, a draft otherwise.
+
+    Each of `old_slugs` (checked by the caller) leads to the new post, as `keep_old_addresses`.
+    """
     post = Post(
         title=clean_text(title).strip(),
         slug=slug or slug_for(title),
@@ -197,7 +201,18 @@ def new_post(
     post.set_topics(topics)
     set_body(post, body)
     db.session.add(post)
+    keep_old_addresses(post, old_slugs)
     return post
+
+
+def keep_old_addresses(post: Post, old_slugs: Iterable[str]) -> None:
+    """Make each old slug redirect to the post: the one place a redirect is written.
+
+    The caller has checked them: none is a post's slug or another post's old address
+    (`slug_problem` for an editor's rename, the importer's checks for a whole import).
+    """
+    for old_slug in old_slugs:
+        db.session.add(SlugRedirect(old_slug=old_slug, post=post))
 
 
 # Editors' saves ----------------------------------------------------------------------------
@@ -234,6 +249,9 @@ class PostFields:
     # Do not move the "Updated" date to now when a live post's text changes: the editor's
     # "minor fix" box, or an import (the file says when it was updated).
     keep_updated_date: bool = False
+    # Old addresses to add as redirects to the post, besides the one a change of slug leaves:
+    # an import restores a file's `redirect_from`. Checked by the caller, none already stored.
+    old_slugs: list[str] = field(default_factory=list)
 
 
 def state_of(post: Post, now: datetime | None = None) -> str:
@@ -323,6 +341,7 @@ def create_post(fields: PostFields) -> Post:
     post = Post()
     _apply(post, fields, utcnow())
     db.session.add(post)
+    keep_old_addresses(post, fields.old_slugs)
     return post
 
 
@@ -332,7 +351,7 @@ def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) 
     An editor loaded the post at lock version `based_on`: VersionConflict when someone saved
     since. SlugTaken when the new address is in use. A live post whose title or body changes
     gets a new "Updated" date unless `keep_updated_date`; a public post that changes its
-    slug keeps its old address as a redirect.
+    slug keeps its old address as a redirect, and `old_slugs` are added as redirects too.
     """
     if based_on is not None and post.lock_version != based_on:
         raise VersionConflict
@@ -342,7 +361,7 @@ def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) 
         if problem:
             raise SlugTaken(problem)
         if _address_was_public(post, now):
-            db.session.add(SlugRedirect(old_slug=post.slug, post=post))
+            keep_old_addresses(post, [post.slug])
         db.session.execute(
             sa.delete(SlugRedirect).where(
                 SlugRedirect.old_slug == fields.slug, SlugRedirect.post_id == post.id
@@ -354,5 +373,6 @@ def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) 
         or clean_text(fields.body) != post.body_markdown
     )
     _apply(post, fields, now)
+    keep_old_addresses(post, fields.old_slugs)
     if was_live and fields.status == PUBLISHED and rewritten and not fields.keep_updated_date:
         post.updated_at = now
