@@ -145,7 +145,35 @@ def read_sources(
             message = f"slug `{entry.slug}` is also the slug of {where}"
             problems.append(Problem(source.shown, _slug_line(entry), message))
         loaded.append(Loaded(source, entry))
-    return loaded, problems
+    return loaded, problems + _crossed_addresses(loaded)
+
+
+def _crossed_addresses(loaded: list[Loaded]) -> list[Problem]:
+    """`redirect_from` entries that another file of the import claims, as its slug or as an
+    old address of its own post: an address leads to one post."""
+    by_slug: dict[str, Loaded] = {}
+    for item in loaded:
+        by_slug.setdefault(item.entry.slug, item)
+    listed: dict[str, Loaded] = {}
+    problems = []
+    for item in loaded:
+        line = item.entry.line("redirect_from")
+        for old in item.entry.redirect_from:
+            owner = by_slug.get(old)
+            if owner is not None:
+                where = f"{owner.source.shown}:{_slug_line(owner.entry)}"
+                message = f"`redirect_from`: `{old}` is the slug of {where}, another post"
+                problems.append(Problem(item.source.shown, line, message))
+                continue
+            first = listed.setdefault(old, item)
+            if first is not item:
+                where = f"{first.source.shown}:{first.entry.line('redirect_from')}"
+                message = (
+                    f"`redirect_from`: `{old}` is also listed by {where};"
+                    " an old address leads to one post"
+                )
+                problems.append(Problem(item.source.shown, line, message))
+    return problems
 
 
 def _store_images(loaded: list[Loaded], progress: bool) -> tuple[dict[str, Image], list[Problem]]:
@@ -202,6 +230,53 @@ def _taken_addresses(loaded: list[Loaded]) -> list[Problem]:
             )
             problems.append(Problem(item.source.shown, _slug_line(item.entry), message))
     return problems
+
+
+def _claimed_addresses(loaded: list[Loaded]) -> tuple[list[Problem], dict[str, set[str]]]:
+    """`redirect_from` entries the database gives to another post (as its slug or as one of
+    its old addresses); and, by slug, the entries each post already has as old addresses."""
+    olds = list(dict.fromkeys(old for item in loaded for old in item.entry.redirect_from))
+    if not olds:
+        return [], {}
+    file_slugs = {item.entry.slug for item in loaded}
+    titles: dict[str, str] = {}  # title of the stored post whose slug an entry is
+    leads_to: dict[str, tuple[str, str]] = {}  # slug and title of the post an entry leads to
+    for start in range(0, len(olds), LOOKUP_CHUNK):
+        chunk = olds[start : start + LOOKUP_CHUNK]
+        posts = sa.select(Post.slug, Post.title).where(Post.slug.in_(chunk))
+        titles |= {slug: title for slug, title in db.session.execute(posts)}
+        redirects = (
+            sa.select(SlugRedirect.old_slug, Post.slug, Post.title)
+            .join(Post, SlugRedirect.post_id == Post.id)
+            .where(SlugRedirect.old_slug.in_(chunk))
+        )
+        leads_to |= {old: (slug, title) for old, slug, title in db.session.execute(redirects)}
+    problems = []
+    kept: dict[str, set[str]] = {}
+    for item in loaded:
+        line = item.entry.line("redirect_from")
+        for old in item.entry.redirect_from:
+            if old in file_slugs:
+                continue  # read_sources reported it against the file that has this slug
+            if old in titles:
+                message = (
+                    f"`redirect_from`: `{old}` is the address of “{titles[old]}”, another"
+                    " post (an import matches posts by slug; rename a post in the editor)"
+                )
+                problems.append(Problem(item.source.shown, line, message))
+                continue
+            if old not in leads_to:
+                continue
+            slug, title = leads_to[old]
+            if slug == item.entry.slug:
+                kept.setdefault(slug, set()).add(old)
+                continue
+            message = (
+                f"`redirect_from`: `{old}` is already an old address of “{title}”"
+                f" (now `{slug}`) and leads there; an old address leads to one post"
+            )
+            problems.append(Problem(item.source.shown, line, message))
+    return problems, kept
 
 
 def entry_of(post: Post) -> Entry:
@@ -275,12 +350,17 @@ def _topic_names(entry: Entry, default_topic: str | None) -> list[str]:
 def _save(
     loaded: list[Loaded],
     pictures: dict[str, Image],
+    kept: dict[str, set[str]],
     *,
     default_author: str,
     default_topic: str | None,
     progress: bool,
 ) -> Counts:
-    """Create or update a post per entry, by slug, in the session (the caller commits)."""
+    """Create or update a post per entry, by slug, in the session (the caller commits).
+
+    `kept` holds, by slug, the old addresses each post already has: only the others are added
+    (an import never removes an old address).
+    """
     existing = _existing([item.entry.slug for item in loaded])
     # New topics and authors go in with the posts, in the one flush at the end.
     topics_by_name = store.topics_named(
@@ -298,6 +378,9 @@ def _save(
         topics = list(dict.fromkeys(topics_by_name[name] for name in names))
         image = pictures.get(entry.slug)
         fields = _fields(entry, author, topics, image)
+        fields.old_slugs = [
+            old for old in entry.redirect_from if old not in kept.get(entry.slug, ())
+        ]
         post = existing.get(entry.slug)
         if post is None:
             post = store.new_post(
@@ -312,6 +395,7 @@ def _save(
                 featured=fields.featured,
                 editors_pick=fields.editors_pick,
                 image_alt=fields.image_alt,
+                old_slugs=fields.old_slugs,
             )
             post.status = fields.status
             post.image = image
@@ -324,8 +408,9 @@ def _save(
             topics=[topic.name for topic in topics],
             image=None,
             image_alt=fields.image_alt,
+            redirect_from=[],
         )
-        if entry_of(post) == wanted and post.image is image:
+        if entry_of(post) == wanted and post.image is image and not fields.old_slugs:
             counts.unchanged += 1
             continue
         store.update_post(post, fields)
@@ -369,13 +454,15 @@ def import_posts(
     )
     with _transaction():
         pictures, image_problems = _store_images(loaded, progress)
-        problems += image_problems + _taken_addresses(loaded)
+        claimed, kept = _claimed_addresses(loaded)
+        problems += image_problems + _taken_addresses(loaded) + claimed
         if problems:
             problems.sort(key=lambda problem: (problem.path, problem.line))
             raise ImportRefused(problems)
         return _save(
             loaded,
             pictures,
+            kept,
             default_author=default_author,
             default_topic=default_topic,
             progress=progress,
@@ -406,12 +493,20 @@ def export_posts(root: Path) -> Exported:
         raise click.ClickException(
             "these slugs cannot be file names, so nothing was exported: " + ", ".join(unsafe)
         )
+    old_slugs = _old_slugs()
+    bad = [old for olds in old_slugs.values() for old in olds if not SLUG.fullmatch(old)]
+    if bad:
+        raise click.ClickException(
+            "these old addresses are not slugs an import accepts, so nothing was exported: "
+            + ", ".join(bad)
+        )
     root.mkdir(parents=True, exist_ok=True)
     done = Exported(posts=len(posts))
     names = set()
     for post in posts:
         entry = entry_of(post)
         entry.image = image_name(post)
+        entry.redirect_from = old_slugs.get(post.id, [])
         done.drafts += entry.draft
         if entry.image is not None:
             if entry.image_alt is None:
@@ -429,6 +524,16 @@ def export_posts(root: Path) -> Exported:
         path.name for path in root.glob("*.md") if path.name not in names and path.is_file()
     )
     return done
+
+
+def _old_slugs() -> dict[int, list[str]]:
+    """Every post's old addresses by post id, sorted (in Python: databases collate unalike)."""
+    found: dict[int, list[str]] = {}
+    for post_id, old_slug in db.session.execute(
+        sa.select(SlugRedirect.post_id, SlugRedirect.old_slug)
+    ):
+        found.setdefault(post_id, []).append(old_slug)
+    return {post_id: sorted(olds) for post_id, olds in found.items()}
 
 
 def _write_if_changed(target: Path, data: bytes) -> bool:

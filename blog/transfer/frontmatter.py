@@ -17,6 +17,7 @@ from blog.models import Author, Post, Topic, max_length
 FIELDS = (
     "title",
     "slug",
+    "redirect_from",
     "date",
     "updated",
     "draft",
@@ -98,6 +99,8 @@ class Entry:
     editors_pick: bool = False
     image: str | None = None
     image_alt: str | None = None
+    # Slugs the post had before: each still leads to it (a redirect), in the file's order.
+    redirect_from: list[str] = field(default_factory=list)
     body: str = ""
     # The line each field was read from, so later checks can point at it.
     lines: dict[str, int] = field(default_factory=dict, compare=False)
@@ -308,8 +311,10 @@ class _Reader:
         )
         return None
 
-    def names(self, value: Raw, line: int, name: str, limit: int) -> list[str] | None:
-        """A list of names, given as a YAML list or as comma-separated text."""
+    def names(
+        self, value: Raw, line: int, name: str, limit: int, noun: str = "name"
+    ) -> list[str] | None:
+        """A list of names (or slugs), given as a YAML list or as comma-separated text."""
         if value is None:
             return []
         if isinstance(value, str):
@@ -317,19 +322,19 @@ class _Reader:
         elif isinstance(value, list):
             items = value
         else:
-            self.problem(line, f"`{name}` must be a list of names, not a {_kind(value)}")
+            self.problem(line, f"`{name}` must be a list of {noun}s, not a {_kind(value)}")
             return None
         names = []
         for item in items:
             if not isinstance(item, str):
-                self.problem(line, f"`{name}` must list names, not {_shown(item)}")
+                self.problem(line, f"`{name}` must list {noun}s, not {_shown(item)}")
                 return None
             if not self.clean(item, line, name):
                 return None
             item = clean_text(item).strip()
             if not item:
                 if isinstance(value, list):
-                    self.problem(line, f"`{name}` lists an empty name")
+                    self.problem(line, f"`{name}` lists an empty {noun}")
                     return None
                 continue
             if len(item) > limit:
@@ -337,6 +342,29 @@ class _Reader:
                 return None
             names.append(item)
         return names
+
+    def old_slugs(self, value: Raw, line: int, name: str) -> list[str] | None:
+        """A post's old addresses: slugs, none listed twice; None (and problems) otherwise."""
+        slugs = self.names(value, line, name, SLUG_MAX, noun="slug")
+        if slugs is None:
+            return None
+        seen: set[str] = set()
+        sound = True
+        for slug in slugs:
+            if not SLUG.fullmatch(slug):
+                like = slug_for(slug)
+                hint = f" (like `{like}`)" if like else ""
+                self.problem(
+                    line,
+                    f"`{name}`: `{slug[:60]}` is not a slug; old addresses are lowercase"
+                    f" letters, digits and hyphens{hint}",
+                )
+                sound = False
+            elif slug in seen:
+                self.problem(line, f"`{name}` lists `{slug}` twice")
+                sound = False
+            seen.add(slug)
+        return slugs if sound else None
 
 
 def _raw(node: yaml.Node) -> Raw:
@@ -426,6 +454,8 @@ def _value(reader: _Reader, target: str, given: list[tuple[str, Raw, int]]) -> A
         return None if flag is None else flag != (name == "published")
     if target in ("featured", "editors_pick"):
         return reader.flag(value, line, name)
+    if target == "redirect_from":
+        return reader.old_slugs(value, line, name)
     limits = {"title": TITLE_MAX, "slug": SLUG_MAX, "image_alt": ALT_MAX}
     return reader.text(value, line, name, limits.get(target))
 
@@ -455,6 +485,13 @@ def _entry(
         draft = False
         if "date" not in values:
             reader.problem(1, "`date` is missing: published posts need one (or add `draft: true`)")
+    redirect_from = values.get("redirect_from") or []
+    if slug is not None and slug in redirect_from:
+        reader.problem(
+            lines["redirect_from"],
+            f"`redirect_from` lists `{slug}`, the post's own slug: an address cannot lead"
+            " to itself",
+        )
     image, image_alt = values.get("image") or None, values.get("image_alt") or None
     if image and not image_alt:
         reader.problem(lines["image"], "`image` needs `image_alt`: text describing the picture")
@@ -475,6 +512,7 @@ def _entry(
         editors_pick=bool(values.get("editors_pick")),
         image=image,
         image_alt=image_alt,
+        redirect_from=redirect_from,
         body=body,
         lines=lines,
     )
@@ -510,6 +548,8 @@ _Dumper.add_representer(
 def write_post(entry: Entry) -> str:
     """The file for an entry: front matter in FIELDS order, defaults left out, then the body."""
     header: dict[str, Any] = {"title": entry.title, "slug": entry.slug}
+    if entry.redirect_from:
+        header["redirect_from"] = list(entry.redirect_from)
     if entry.published_at is not None:
         header["date"] = _Stamp(format_time(entry.published_at))
     if entry.updated_at is not None:

@@ -274,9 +274,9 @@ def test_problems_across_files_are_all_reported(runner):
     assert result.stderr.splitlines()[:4] == [
         f"{folder / 'bad-fields.md'}:3: `date` must be an ISO 8601 date or date-time such as"
         " 2024-01-02 or 2024-01-02T10:20:00Z, not `last tuesday`",
-        f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug, date,"
-        " updated, draft, author, topics, summary, featured, editors_pick, image, image_alt;"
-        " or pass --ignore-field layout to skip it)",
+        f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug,"
+        " redirect_from, date, updated, draft, author, topics, summary, featured, editors_pick,"
+        " image, image_alt; or pass --ignore-field layout to skip it)",
         f"{folder / 'bad-fields.md'}:6: `featured` must be true or false, not `maybe`",
         f"{folder / 'no-title.md'}:1: `title` is missing",
     ]
@@ -540,6 +540,181 @@ def test_export_rewrites_only_what_changed(app, runner, posts, tmp_path):
     assert (tmp_path / "stray.md").read_text() == "left over"
 
 
+# --- Old addresses --------------------------------------------------------------------------
+
+
+def rename(app, slug: str, *new_slugs: str) -> None:
+    """Give a stored post each new slug in turn through the editor's save path."""
+    with app.app_context():
+        post = post_named(slug)
+        for new_slug in new_slugs:
+            fields = store.PostFields(
+                title=post.title,
+                slug=new_slug,
+                body=post.body_markdown,
+                summary=post.summary,
+                topics=post.topics,
+                author=post.author,
+                status=post.status,
+                published_at=post.published_at,
+                updated_at=post.updated_at,
+                keep_updated_date=True,
+            )
+            store.update_post(post, fields)
+            db.session.flush()
+        db.session.commit()
+
+
+def old_addresses(app) -> list[tuple[str, str]]:
+    """Every stored old address with the slug of the post it leads to, sorted."""
+    with app.app_context():
+        query = sa.select(SlugRedirect.old_slug, Post.slug).join(SlugRedirect.post)
+        return sorted(tuple(row) for row in db.session.execute(query))
+
+
+def test_export_and_import_keep_old_addresses(app, runner, client, posts, tmp_path):
+    """Old slugs are exported as a sorted `redirect_from` list after `slug` (left out when
+    there are none); an empty database given the export redirects each of them again, and
+    export, import, export gives the same bytes."""
+    moved, still = posts.create(2)
+    rename(app, moved, "zeta-name", "alpha-name", "current-name")
+    before = old_addresses(app)
+    assert before == [(old, "current-name") for old in ("alpha-name", moved, "zeta-name")]
+    assert run(runner, "export", str(tmp_path / "first")).exit_code == 0
+    text = (tmp_path / "first" / "current-name.md").read_text()
+    assert text.startswith(
+        "---\ntitle: Post number 1\nslug: current-name\n"
+        f"redirect_from:\n- alpha-name\n- {moved}\n- zeta-name\ndate: "
+    )
+    assert "redirect_from" not in (tmp_path / "first" / f"{still}.md").read_text()
+
+    empty_database(app)
+    imported = run(runner, "import", str(tmp_path / "first"))
+    assert imported.output == "created 2, updated 0, unchanged 0\n", imported.output
+    assert old_addresses(app) == before
+    for old in ("alpha-name", moved, "zeta-name"):
+        response = client.get(f"/posts/{old}")
+        assert response.status_code == 301
+        assert response.headers["Location"] == "/posts/current-name"
+    assert run(runner, "export", str(tmp_path / "second")).exit_code == 0
+    assert tree(tmp_path / "second") == tree(tmp_path / "first")
+
+
+def test_importing_the_same_export_again_changes_nothing(app, runner, posts, tmp_path):
+    """Old addresses already stored are not added twice: unchanged, with no error."""
+    [slug] = posts.create(1)
+    rename(app, slug, "second-name", "third-name")
+    before = old_addresses(app)
+    assert run(runner, "export", str(tmp_path)).exit_code == 0
+    for _ in range(2):
+        result = run(runner, "import", str(tmp_path))
+        assert result.output == "created 0, updated 0, unchanged 1\n", result.output
+        assert old_addresses(app) == before
+
+
+def test_import_adds_old_addresses_through_the_editors_path(app, runner, tmp_path, monkeypatch):
+    """A file that lists a new old address updates its post through store.update_post; an
+    old address left out of a file is kept (an import adds them, never removes one)."""
+    path = tmp_path / "p.md"
+    path.write_text("---\ntitle: P\nredirect_from: [first]\ndate: 2024-01-01\ntopics: [A]\n---\n")
+    assert run(runner, "import", str(tmp_path)).output == "created 1, updated 0, unchanged 0\n"
+    updated = []
+    update_post = store.update_post
+
+    def recorded(post, fields, **options):
+        updated.append((post.slug, list(fields.old_slugs)))
+        update_post(post, fields, **options)
+
+    monkeypatch.setattr(store, "update_post", recorded)
+    path.write_text(path.read_text().replace("[first]", "[second, first]"))
+    assert run(runner, "import", str(tmp_path)).output == "created 0, updated 1, unchanged 0\n"
+    assert updated == [("p", ["second"])]
+    assert old_addresses(app) == [("first", "p"), ("second", "p")]
+    path.write_text(path.read_text().replace("redirect_from: [second, first]\n", ""))
+    assert run(runner, "import", str(tmp_path)).output == "created 0, updated 0, unchanged 1\n"
+    assert old_addresses(app) == [("first", "p"), ("second", "p")]
+
+
+def _post_file(slug: str, redirect_from: str) -> str:
+    """A post file whose slug is on line 3 and whose `redirect_from` is on line 4."""
+    return (
+        f"---\ntitle: {slug}\nslug: {slug}\nredirect_from: {redirect_from}\n"
+        "date: 2024-01-01\ntopics: [A]\n---\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "refused", "message"),
+    [
+        pytest.param(
+            {"a.md": _post_file("a", "[b]"), "b.md": _post_file("b", "[]")},
+            "a.md",
+            "`redirect_from`: `b` is the slug of {b}:3, another post",
+            id="another_files_slug",
+        ),
+        pytest.param(
+            {"a.md": _post_file("a", "[shared]"), "b.md": _post_file("b", "[shared]")},
+            "b.md",
+            "`redirect_from`: `shared` is also listed by {a}:4; an old address leads to one post",
+            id="listed_by_two_files",
+        ),
+        pytest.param(
+            {"a.md": _post_file("a", "[moved-post]")},
+            "a.md",
+            "`redirect_from`: `moved-post` is the address of “Moved post”, another post (an"
+            " import matches posts by slug; rename a post in the editor)",
+            id="a_stored_posts_slug",
+        ),
+        pytest.param(
+            {"a.md": _post_file("a", "[old-address]")},
+            "a.md",
+            "`redirect_from`: `old-address` is already an old address of “Moved post”"
+            " (now `moved-post`) and leads there; an old address leads to one post",
+            id="another_posts_old_address",
+        ),
+    ],
+)
+def test_an_old_address_claimed_elsewhere_refuses_the_import(
+    app, runner, posts, tmp_path, files, refused, message
+):
+    """A `redirect_from` entry that is, or leads to, another post refuses the file that lists
+    it, at that line, and nothing at all is imported (the good file beside it neither)."""
+    [slug] = posts.create(1, title="Moved post", slug="old-address")
+    rename(app, slug, "moved-post")
+    for name, text in files.items() | {("good.md", _post_file("good", "[good-old]"))}:
+        (tmp_path / name).write_text(text)
+    before = counts(app)
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    expected = message.format(a=tmp_path / "a.md", b=tmp_path / "b.md")
+    assert f"{tmp_path / refused}:4: {expected}" in result.stderr.splitlines()
+    assert "1 problem(s) in 1 file(s); nothing was imported." in result.stderr
+    assert counts(app) == before
+    assert old_addresses(app) == [("old-address", "moved-post")]
+
+
+def test_export_refuses_an_old_address_an_import_would_refuse(app, runner, posts, tmp_path):
+    """An old address that is not a slug (stored by other means) would make a file that cannot
+    come back: the export says which, and writes nothing."""
+    [slug] = posts.create(1)
+    with app.app_context():
+        db.session.add(SlugRedirect(old_slug="Old Name", post=post_named(slug)))
+        db.session.commit()
+    result = run(runner, "export", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert "these old addresses are not slugs an import accepts" in result.stderr
+    assert "Old Name" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_redirect_from_reads_a_list_or_text():
+    """A YAML list keeps its order; text is split at commas, like topics."""
+    listed = read_post(b"---\ntitle: A\ndate: 2024-01-01\nredirect_from: [c, b]\n---\n", "x")
+    assert listed.entry is not None and listed.entry.redirect_from == ["c", "b"]
+    text = read_post(b"Title: A\nDate: 2024-01-01\nRedirect_from: old-one, old-two\n\n", "x")
+    assert text.entry is not None and text.entry.redirect_from == ["old-one", "old-two"]
+
+
 # --- The format, file by file ---------------------------------------------------------------
 
 GOOD = "---\ntitle: Fine\ndate: 2024-01-01\ntopics: [A]\n---\n"
@@ -584,6 +759,25 @@ PROBLEMS = [
     ("---\ntitle: A\ndate: 2024-01-01\nsummary: \"bell \x07\"\n---\n", 4, "U+0007 is not all"),
     ("Title: A\nDate: 2024-01-01\nnot a header line\n\nBody\n", 3, "expected a `Key: value`"),
     ("Title: A\nDate: 2024-01-01\nTags: x\nSave_as: a.html\n\nBody\n", 4, "unknown field `Sa"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [Old Name]\n---\n", 4,
+     "`redirect_from`: `Old Name` is not a slug; old addresses are lowercase letters, digits"
+     " and hyphens (like `old-name`)"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [/2019/a.html]\n---\n", 4,
+     "`/2019/a.html` is not a slug"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [a]\n---\n", 4,
+     "`redirect_from` lists `a`, the post's own slug: an address cannot lead to itself"),
+    ("---\ntitle: A\nslug: b\ndate: 2024-01-01\nredirect_from: [a, b]\n---\n", 5,
+     "lists `b`, the post's own slug"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [x, y, x]\n---\n", 4,
+     "`redirect_from` lists `x` twice"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: {x: 1}\n---\n", 4,
+     "`redirect_from` must be a list of slugs, not a mapping"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [[x]]\n---\n", 4,
+     "`redirect_from` must list slugs"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: ['']\n---\n", 4,
+     "`redirect_from` lists an empty slug"),
+    ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [" + "x" * 201 + "]\n---\n", 4,
+     "`redirect_from`: `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...` is longer than 200"),
 ]  # fmt: skip
 
 
@@ -678,6 +872,7 @@ def test_body_keeps_its_text_but_not_surrounding_blank_lines():
 
 _TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
 _NAME = _TEXT.map(lambda value: store.clean_text(value).strip()).filter(bool)
+_SLUG = st.from_regex(r"[a-z0-9][a-z0-9-]{0,30}", fullmatch=True)
 _WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1))
 
 
@@ -686,7 +881,7 @@ _WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1,
     st.builds(
         Entry,
         title=_NAME,
-        slug=st.from_regex(r"[a-z0-9][a-z0-9-]{0,30}", fullmatch=True),
+        slug=_SLUG,
         author=_NAME,
         topics=st.lists(_NAME, min_size=1, max_size=3),
         summary=_TEXT.map(lambda value: store.clean_text(value).strip()),
@@ -696,8 +891,9 @@ _WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1,
         featured=st.booleans(),
         editors_pick=st.booleans(),
         image_alt=st.none() | _NAME,
+        redirect_from=st.lists(_SLUG, unique=True, max_size=3),
         body=st.text(max_size=200).map(canonical_body),
-    )
+    ).filter(lambda entry: entry.slug not in entry.redirect_from)
 )
 def test_any_entry_survives_writing_and_reading(entry):
     """Whatever the text holds (quotes, colons, odd Unicode), a written file reads back as is."""
