@@ -6,12 +6,28 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import click
 from flask import Flask
+from flask.cli import FlaskGroup, run_command
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from blog.config import DEV_SECRET_KEY, INSTANCE_DIR, Config
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _built_for_a_command() -> bool:
+    """Whether the `flask` command line is building the app for a command other than `run`.
+
+    Those commands (`db`, `demo`, `posts`, `editors`...) sign nothing, so they run without
+    SECRET_KEY; a server, `flask run` included, never does.
+    """
+    ctx = click.get_current_context(silent=True)
+    return (
+        ctx is not None
+        and isinstance(ctx.find_root().command, FlaskGroup)
+        and ctx.command is not run_command
+    )
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -26,9 +42,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if test_config is not None:
         app.config.update(test_config)
     if not app.config["SECRET_KEY"]:
-        if not app.debug:
+        if app.debug:
+            app.config["SECRET_KEY"] = DEV_SECRET_KEY
+        elif not _built_for_a_command():
             raise RuntimeError("SECRET_KEY is not set: refusing to start outside debug mode.")
-        app.config["SECRET_KEY"] = DEV_SECRET_KEY
     INSTANCE_DIR.mkdir(exist_ok=True)
 
     from blog import cli, database

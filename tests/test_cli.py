@@ -1,11 +1,14 @@
-"""Command-line tools: demo content and re-rendering."""
+"""Command-line tools: demo content, re-rendering, and what every command needs first."""
 
 from __future__ import annotations
 
+import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
+from click.testing import CliRunner
+from flask.cli import FlaskGroup
 
-from blog import markup
+from blog import create_app, markup
 from blog.extensions import db
 from blog.models import Post, utcnow
 from blog.transfer import demo
@@ -69,3 +72,37 @@ def test_demo_load_fills_an_empty_database_once(app, runner, client):
         assert db.session.scalar(sa.select(sa.func.count(Post.id))) == len(published)
     home = BeautifulSoup(client.get("/").get_data(as_text=True), "html.parser")
     assert home.select_one("#counter").get_text() == f"Showing 1–12 of {len(published)} posts"
+
+
+def flask_cli(database_url: str) -> FlaskGroup:
+    """`flask --app blog` as the command line builds it, with no SECRET_KEY and no debug."""
+    return FlaskGroup(
+        load_dotenv=False,
+        create_app=lambda: create_app(
+            {"SECRET_KEY": None, "DEBUG": False, "SQLALCHEMY_DATABASE_URI": database_url}
+        ),
+    )
+
+
+def test_commands_run_without_a_secret_key(app, database_url, monkeypatch):
+    """`editors` and `posts` sign nothing: they work with SECRET_KEY unset."""
+    monkeypatch.delenv("FLASK_DEBUG", raising=False)
+    result = CliRunner().invoke(flask_cli(database_url), ["editors", "list"])
+    assert result.exit_code == 0, result.output
+    assert "No editor accounts yet" in result.output
+    result = CliRunner().invoke(flask_cli(database_url), ["posts", "rerender"])
+    assert result.exit_code == 0, result.output
+    assert "Re-rendered 0 posts" in result.output
+
+
+def test_flask_run_still_needs_a_secret_key(app, database_url, monkeypatch):
+    """Serving is refused without SECRET_KEY, from `flask run` as from a WSGI server."""
+    monkeypatch.delenv("FLASK_DEBUG", raising=False)
+    served = []
+    monkeypatch.setattr("flask.cli.run_simple", lambda *a, **k: served.append(a))
+    result = CliRunner().invoke(flask_cli(database_url), ["run", "--port", "5999"])
+    assert isinstance(result.exception, RuntimeError)
+    assert "SECRET_KEY is not set" in str(result.exception)
+    assert served == []
+    with pytest.raises(RuntimeError, match="SECRET_KEY is not set"):
+        create_app({"SECRET_KEY": None, "DEBUG": False})
