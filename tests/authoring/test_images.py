@@ -541,3 +541,36 @@ def test_image_bytes_are_not_loaded_for_pages(app, client, posts):
         client.get("/")
         client.get(f"/posts/{slug}")
     assert not any("images.data" in statement for statement in statements)
+
+
+def test_a_save_that_conflicts_keeps_the_image_it_brought(app, editor_client):
+    """A stale tab uploads a picture and loses the race: the 409 page still shows that
+    picture in the form, so saving again after the merge carries it."""
+    from tests.authoring.test_auth import log_in_as, make_editor
+    from tests.authoring.test_editor import save
+
+    post_id = create(editor_client, title="Illustrated later")
+    stale = current_form(editor_client, post_id)
+    other = app.test_client()
+    log_in_as(other, make_editor(app, "grace@example.com", name="Grace"))
+    assert save(other, post_id, summary="Grace got there first.").status_code == 303
+
+    picture = picture_bytes("PNG", (80, 50))
+    stale |= {"image": (io.BytesIO(picture), "mine.png"), "image_alt": "A small test card"}
+    response = editor_client.post(
+        f"/editor/posts/{post_id}", data=stale, content_type="multipart/form-data"
+    )
+    assert response.status_code == 409
+    soup = page(response)
+    shown = soup.select_one(".image-current img")
+    with app.test_request_context():
+        image = db.session.scalar(sa.select(Image).where(Image.width == 80))
+        assert shown is not None and shown["src"] == image_url(image)
+        assert soup.select_one("#kept_image")["value"] == image.sha256
+    assert stored(app, post_id).image is None  # nothing saved over Grace's version
+
+    again = {k: v for k, v in stale.items() if k != "image"}
+    again["lock_version"] = soup.select_one("#lock_version")["value"]
+    again["kept_image"] = soup.select_one("#kept_image")["value"]
+    assert editor_client.post(f"/editor/posts/{post_id}", data=again).status_code == 303
+    assert stored(app, post_id).image.width == 80

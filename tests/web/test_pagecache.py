@@ -376,3 +376,116 @@ def test_the_least_recently_used_page_goes_first(app, client, posts, monkeypatch
     assert (("slug", slugs[1]),) not in kept
     assert {(("slug", slugs[0]),), (("slug", slugs[2]),)} <= kept
     assert store.size <= store.limit
+
+
+def test_a_blank_first_value_is_what_the_view_reads(app, client, posts):
+    """`?page=&page=2` is refused by the view (it reads the first, blank, value), so it must
+    not be answered with the kept page 2."""
+    posts.create(20)
+    assert client.get("/?page=2").status_code == 200
+    assert client.get("/?page=2").status_code == 200  # kept now
+    assert client.get("/?page=&page=2").status_code == 400
+
+
+def test_other_methods_never_get_a_kept_page(app, client, posts):
+    """Only GET and HEAD are answered from memory; a POST to a listing is Flask's 405."""
+    posts.create(1)
+    client.get("/")
+    client.get("/")
+    assert client.post("/").status_code == 405
+    assert client.head("/").status_code == 200
+
+
+def test_a_debug_server_renders_every_request(app, client, posts):
+    """Templates change under a debug server: nothing is answered from memory there."""
+    posts.create(1)
+    client.get("/")
+    rendered, stop = _renders(app)
+    app.debug = True
+    try:
+        client.get("/")
+        client.get("/")
+    finally:
+        app.debug = False
+        stop()
+    assert rendered == ["public/listing.html", "public/listing.html"]
+
+
+def _retitle_behind_the_apps_back(app, slug: str, title: str, **state: object) -> None:
+    """Change a title and the state row with plain SQL, bypassing the app's write hooks."""
+    posts_table, state_table = Post.__table__, SiteState.__table__
+    with app.app_context(), db.engine.begin() as connection:
+        connection.execute(
+            sa.update(posts_table).where(posts_table.c.slug == slug).values(title=title)
+        )
+        connection.execute(sa.update(state_table).values(**state))
+
+
+def test_a_moved_version_alone_is_a_new_state(app, client, posts):
+    """The version moving on is enough to render again, whatever the time of the change."""
+    [slug] = posts.create(1, title="First words")
+    assert "First words" in client.get("/").get_data(as_text=True)
+    with app.app_context():
+        state = versions.current()
+    _retitle_behind_the_apps_back(app, slug, "Second words", version=state.version + 1)
+    assert "Second words" in client.get("/").get_data(as_text=True)
+
+
+def test_a_recreated_database_at_the_same_version_is_a_new_state(app, client, posts):
+    """A database restored or made again can reach the same version number: the time of
+    its last change tells it apart, so pages kept from the old one are not served."""
+    [slug] = posts.create(1, title="Old database")
+    assert "Old database" in client.get("/").get_data(as_text=True)
+    with app.app_context():
+        state = versions.current()
+    later = state.changed_at + timedelta(seconds=5)
+    _retitle_behind_the_apps_back(app, slug, "New database", changed_at=later)
+    assert "New database" in client.get("/").get_data(as_text=True)
+
+
+def test_statement_listeners_hear_the_kept_page_read_as_any_other(app, client, posts):
+    """Listeners (query logs, tracing) get the read with a real cursor, its parameters and
+    executemany false, as SQLAlchemy gives them for every statement."""
+    posts.create(1)
+    client.get("/")
+    heard = []
+
+    def listen(conn, cursor, statement, parameters, context, executemany):
+        heard.append((hasattr(cursor, "execute"), statement, parameters, executemany))
+
+    with app.app_context():
+        engine = db.engine
+    sa.event.listen(engine, "before_cursor_execute", listen)
+    try:
+        client.get("/")
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", listen)
+    [(real_cursor, statement, parameters, executemany)] = heard
+    assert real_cursor and "site_state" in statement
+    assert parameters == () and executemany is False
+
+
+def test_a_write_records_when_the_next_scheduled_post_is_due(app, posts):
+    """Saving a scheduled post notes its time on the state row, so kept pages know when to
+    stop serving a listing without it."""
+    due = (utcnow() + timedelta(hours=3)).replace(microsecond=0)
+    posts.create(1, published_at=due)
+    with app.app_context():
+        assert versions.current().next_publish_at == due
+
+
+def test_a_write_readers_cannot_see_keeps_the_kept_pages(app, client, posts):
+    """Changing an editor account touches nothing a public page shows: the version holds."""
+    from blog.models import Editor
+
+    posts.create(1)
+    with app.app_context():
+        editor = Editor(email="quiet@example.com", name="Quiet")
+        editor.set_password("a long enough password")
+        db.session.add(editor)
+        db.session.commit()
+        before = versions.current().stamp
+        editor = db.session.scalar(sa.select(Editor).where(Editor.email == "quiet@example.com"))
+        editor.name = "Still quiet"
+        db.session.commit()
+        assert versions.current().stamp == before
