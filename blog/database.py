@@ -1,4 +1,5 @@
-"""Connection settings for the embedded SQLite store, and the start of write transactions."""
+"""Connection settings for the embedded SQLite store, the start of write transactions, and
+whether the schema the migrations build is in place."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 import sqlalchemy as sa
-from flask import Flask, request
+from flask import Flask, current_app, request
 
 from blog.extensions import db
 
@@ -87,6 +88,31 @@ def _start_transaction() -> None:
         return
     request.get_data(cache=True, parse_form_data=True)
     begin_write()
+
+
+# How the database's schema stands against the migrations in migrations/.
+SCHEMA_MISSING = "missing"  # no migration applied: `db upgrade` has never run here
+SCHEMA_BEHIND = "behind"  # some migrations are not applied yet
+SCHEMA_AHEAD = "ahead"  # applied by a newer version of the code: revisions unknown here
+SCHEMA_CURRENT = "current"
+
+
+def schema_state() -> str:
+    """Where the database's schema stands: one of the SCHEMA_* values, from the revisions
+    Alembic recorded in it and the ones in migrations/ (one query, no write)."""
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    config = current_app.extensions["migrate"].migrate.get_config()
+    script = ScriptDirectory.from_config(config)
+    with db.engine.connect() as connection:
+        applied = set(MigrationContext.configure(connection).get_current_heads())
+    if not applied:
+        return SCHEMA_MISSING
+    if applied == set(script.get_heads()):
+        return SCHEMA_CURRENT
+    known = {revision.revision for revision in script.walk_revisions()}
+    return SCHEMA_BEHIND if applied <= known else SCHEMA_AHEAD
 
 
 def init_app(app: Flask) -> None:

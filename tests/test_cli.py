@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import flask_migrate
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
@@ -12,6 +18,10 @@ from blog import create_app, markup
 from blog.extensions import db
 from blog.models import Post, utcnow
 from blog.transfer import demo
+from tests.conftest import DATABASE, postgres_database
+
+ROOT = Path(__file__).resolve().parent.parent
+NO_TABLES = "Error: The database has no tables yet: run `flask --app blog db upgrade` first."
 
 
 def test_posts_rerender_refreshes_stale_renders(app, runner, posts):
@@ -74,6 +84,83 @@ def test_demo_load_fills_an_empty_database_once(app, runner, client):
     assert home.select_one("#counter").get_text() == f"Showing 1–12 of {len(published)} posts"
 
 
+@pytest.fixture
+def empty_database_url(tmp_path) -> str:
+    """A database of the run's kind that no migration has touched."""
+    if DATABASE == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+        return
+    with postgres_database("fieldnotes_empty") as url:
+        yield url
+
+
+@pytest.fixture
+def bare_app(empty_database_url):
+    """The app on the empty database: `db upgrade` has not run."""
+    app = create_app(
+        {"TESTING": True, "SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url}
+    )
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+# One invocation of every command of the blog's own groups, with arguments it accepts.
+PASSWORD = "a long enough passphrase\n"
+EVERY_COMMAND = {
+    "demo load": ([], None),
+    "posts rerender": ([], None),
+    "posts import": (["{tmp}"], None),
+    "posts export": (["{tmp}/out"], None),
+    "editors create": (["ada@example.com", "--name", "Ada", "--password-stdin"], PASSWORD),
+    "editors list": ([], None),
+    "editors disable": (["ada@example.com"], None),
+    "editors enable": (["ada@example.com"], None),
+}
+
+
+def test_every_command_of_the_blog_is_listed_here(app):
+    """A new command must join EVERY_COMMAND, so the schema refusal is tested for it too."""
+    groups = {name: app.cli.commands[name] for name in ("demo", "posts", "editors")}
+    found = {f"{group} {name}" for group, cli in groups.items() for name in cli.commands}
+    assert found == set(EVERY_COMMAND)
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
+def test_commands_before_db_upgrade_say_so_in_one_line(bare_app, tmp_path, command):
+    """No table yet: one line naming the fix and exit 1, before any prompt or work."""
+    args, stdin = EVERY_COMMAND[command]
+    args = [arg.format(tmp=tmp_path) for arg in args]
+    result = bare_app.test_cli_runner().invoke(args=[*command.split(), *args], input=stdin)
+    assert (result.exit_code, result.output) == (1, NO_TABLES + "\n")
+    assert isinstance(result.exception, SystemExit)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_schema_behind_the_migrations_is_named(bare_app):
+    """Migrations left to apply get the same remedy, worded for it."""
+    with bare_app.app_context():
+        flask_migrate.upgrade(revision="0010_plain_listing")
+    result = bare_app.test_cli_runner().invoke(args=["editors", "list"])
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: The database schema is older than this code:"
+        " run `flask --app blog db upgrade` first.\n"
+    )
+    with bare_app.app_context():
+        flask_migrate.upgrade(revision="heads")
+    assert bare_app.test_cli_runner().invoke(args=["editors", "list"]).exit_code == 0
+
+
+def test_help_and_usage_errors_come_before_the_schema_check(bare_app):
+    """Reading a command's help, or being told an argument is missing, needs no tables."""
+    runner = bare_app.test_cli_runner()
+    shown = runner.invoke(args=["editors", "create", "--help"])
+    assert shown.exit_code == 0 and "--password-stdin" in shown.output
+    missing = runner.invoke(args=["editors", "create", "ada@example.com"])
+    assert missing.exit_code == 2 and "Missing option '--name'" in missing.output
+
+
 def flask_cli(database_url: str) -> FlaskGroup:
     """`flask --app blog` as the command line builds it, with no SECRET_KEY and no debug."""
     return FlaskGroup(
@@ -106,3 +193,26 @@ def test_flask_run_still_needs_a_secret_key(app, database_url, monkeypatch):
     assert served == []
     with pytest.raises(RuntimeError, match="SECRET_KEY is not set"):
         create_app({"SECRET_KEY": None, "DEBUG": False})
+
+
+def test_a_fresh_install_from_the_shell(tmp_path):
+    """The real `flask` command, no SECRET_KEY, a new SQLite file: one line, then it works."""
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "FLASK_DEBUG"}}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+
+    def flask(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "flask", "--app", "blog", *args]
+        return subprocess.run(
+            command, cwd=ROOT, env=env, input=stdin, capture_output=True, text=True, timeout=120
+        )
+
+    for args in (["editors", "list"], ["posts", "export", str(tmp_path / "out")]):
+        before = flask(*args)
+        assert (before.returncode, before.stdout, before.stderr) == (1, "", NO_TABLES + "\n")
+    assert flask("db", "upgrade").returncode == 0
+    created = flask(
+        "editors", "create", "ada@example.com", "--name", "Ada", "--password-stdin", stdin=PASSWORD
+    )
+    assert created.returncode == 0, created.stderr
+    listed = flask("editors", "list")
+    assert listed.returncode == 0 and listed.stdout.startswith("ada@example.com  active")

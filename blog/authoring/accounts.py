@@ -7,14 +7,14 @@ import sys
 import click
 import sqlalchemy as sa
 from email_validator import EmailNotValidError, validate_email
-from flask.cli import AppGroup
 
 from blog.authoring.auth import normalised_email
+from blog.cli import TablesGroup
 from blog.database import begin_write
 from blog.extensions import db
 from blog.models import Editor
 
-editors = AppGroup("editors", help="Editor accounts: who may log in and write.")
+editors = TablesGroup("editors", help="Editor accounts: who may log in and write.")
 
 MIN_PASSWORD = 12
 MAX_PASSWORD = 1024
