@@ -116,6 +116,8 @@ EVERY_COMMAND = {
     "editors list": ([], None),
     "editors disable": (["ada@example.com"], None),
     "editors enable": (["ada@example.com"], None),
+    "editors set-password": (["ada@example.com"], PASSWORD * 2),
+    "editors rename": (["ada@example.com", "--name", "Ada"], None),
 }
 
 
@@ -155,9 +157,9 @@ def test_a_schema_behind_the_migrations_is_named(bare_app):
 def test_help_and_usage_errors_come_before_the_schema_check(bare_app):
     """Reading a command's help, or being told an argument is missing, needs no tables."""
     runner = bare_app.test_cli_runner()
-    shown = runner.invoke(args=["editors", "create", "--help"])
+    shown = runner.invoke(args=["editors", "set-password", "--help"])
     assert shown.exit_code == 0 and "--password-stdin" in shown.output
-    missing = runner.invoke(args=["editors", "create", "ada@example.com"])
+    missing = runner.invoke(args=["editors", "rename", "ada@example.com"])
     assert missing.exit_code == 2 and "Missing option '--name'" in missing.output
 
 

@@ -1,4 +1,5 @@
-"""`flask --app blog editors ...`: create, list, disable and enable editor accounts."""
+"""`flask --app blog editors ...`: create, list, rename, disable and enable editor accounts,
+and set their passwords."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ editors = TablesGroup("editors", help="Editor accounts: who may log in and write
 
 MIN_PASSWORD = 12
 MAX_PASSWORD = 1024
+MAX_NAME = 120
+
+password_stdin_option = click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from the first line of standard input instead of prompting.",
+)
 
 
 def _checked_email(value: str) -> str:
@@ -29,6 +37,14 @@ def _checked_email(value: str) -> str:
     return normalised_email(valid.normalized)
 
 
+def _checked_name(name: str) -> str:
+    """The name with its spacing tidied, when it has 1 to MAX_NAME characters."""
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_NAME:
+        raise click.BadParameter(f"give a name of 1 to {MAX_NAME} characters", param_hint="--name")
+    return name
+
+
 def _checked_password(password: str) -> str:
     """The password, when its length is sensible."""
     if len(password) < MIN_PASSWORD:
@@ -36,6 +52,20 @@ def _checked_password(password: str) -> str:
     if len(password) > MAX_PASSWORD:
         raise click.UsageError(f"The password may have at most {MAX_PASSWORD} characters.")
     return password
+
+
+def _password_hash(password_stdin: bool) -> str:
+    """Read a new password (stdin's first line, or asked twice, hidden), check it, hash it.
+
+    Call with no transaction open: typing takes a while, and scrypt is slow on purpose.
+    """
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    holder = Editor()
+    holder.set_password(_checked_password(password))
+    return holder.password_hash
 
 
 def _editor(email: str) -> Editor:
@@ -49,28 +79,17 @@ def _editor(email: str) -> Editor:
 @editors.command("create")
 @click.argument("email")
 @click.option("--name", required=True, help="The name shown to other editors.")
-@click.option(
-    "--password-stdin",
-    is_flag=True,
-    help="Read the password from the first line of standard input instead of prompting.",
-)
+@password_stdin_option
 def create(email: str, name: str, password_stdin: bool) -> None:
     """Create an editor account (the password is asked for, never given as an argument)."""
     address = _checked_email(email)
-    name = " ".join(name.split())
-    if not name or len(name) > 120:
-        raise click.BadParameter("give a name of 1 to 120 characters", param_hint="--name")
+    name = _checked_name(name)
     if db.session.scalar(sa.select(Editor.id).where(Editor.email == address)) is not None:
         raise click.ClickException(f"An editor account for {address} already exists.")
-    # No transaction stays open while the password is typed and hashed (scrypt is slow on
-    # purpose): the write itself is short and takes the write lock first.
+    # No transaction stays open while the password is typed and hashed: the write itself is
+    # short and takes the write lock first.
     db.session.rollback()
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    editor = Editor(email=address, name=name)
-    editor.set_password(_checked_password(password))
+    editor = Editor(email=address, name=name, password_hash=_password_hash(password_stdin))
     begin_write()
     db.session.add(editor)
     try:
@@ -116,3 +135,31 @@ def disable(email: str) -> None:
 def enable(email: str) -> None:
     """Let a disabled account log in again."""
     _set_active(email, True)
+
+
+@editors.command("set-password")
+@click.argument("email")
+@password_stdin_option
+def set_password(email: str, password_stdin: bool) -> None:
+    """Give an account a new password (asked for twice, never given as an argument)."""
+    address = _editor(email).email  # an unknown address is refused before the prompt
+    db.session.rollback()
+    password_hash = _password_hash(password_stdin)
+    begin_write()
+    editor = _editor(address)
+    editor.password_hash = password_hash
+    db.session.commit()
+    click.echo(f"Set a new password for {editor.email}.")
+
+
+@editors.command("rename")
+@click.argument("email")
+@click.option("--name", required=True, help="The new name shown to other editors.")
+def rename(email: str, name: str) -> None:
+    """Change the name an account is shown under."""
+    name = _checked_name(name)
+    begin_write()
+    editor = _editor(email)
+    editor.name = name
+    db.session.commit()
+    click.echo(f"Renamed editor {name} <{editor.email}>.")

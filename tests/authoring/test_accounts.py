@@ -114,3 +114,88 @@ def test_disable_and_enable(app, runner):
     missing = runner.invoke(args=["editors", "disable", "nobody@example.com"])
     assert missing.exit_code == 1
     assert "There is no editor account for nobody@example.com." in missing.output
+
+
+def stored_hash(app, email: str) -> str:
+    """The account's password hash as stored."""
+    return editors_in(app)[email].password_hash
+
+
+def test_set_password_from_stdin(app, runner):
+    """The new password works, the old one no longer does, and neither is printed."""
+    make_editor(app, "ada@example.com")
+    result = runner.invoke(
+        args=["editors", "set-password", "Ada@Example.com", "--password-stdin"],
+        input="another long passphrase\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "Set a new password for ada@example.com."
+    editor = editors_in(app)["ada@example.com"]
+    assert editor.password_hash.startswith("scrypt:131072:8:1$")
+    assert editor.check_password("another long passphrase")
+    assert not editor.check_password(PASSWORD)
+
+
+def test_set_password_prompts_twice(app, runner):
+    """Without the flag the password is asked for, hidden, then confirmed."""
+    make_editor(app, "ada@example.com")
+    result = runner.invoke(
+        args=["editors", "set-password", "ada@example.com"], input=f"{PASSWORD}\n{PASSWORD}\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "Repeat for confirmation" in result.output and PASSWORD not in result.output
+    assert editors_in(app)["ada@example.com"].check_password(PASSWORD)
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["--password-stdin"], "short", "at least 12 characters"),
+        (["--password-stdin"], "", "at least 12 characters"),
+        (["--password-stdin"], "x" * 1025, "at most 1024 characters"),
+        ([], f"{PASSWORD}\nsomething else entirely\n", "do not match"),
+    ],
+)
+def test_set_password_refusals_keep_the_old_hash(app, runner, args, stdin, message):
+    """The rules of `create` apply; a refused password leaves the stored one as it was."""
+    make_editor(app, "ada@example.com", password_hash="the old hash")
+    result = runner.invoke(
+        args=["editors", "set-password", "ada@example.com", *args], input=stdin + "\n"
+    )
+    assert result.exit_code != 0
+    assert message in result.output
+    assert stored_hash(app, "ada@example.com") == "the old hash"
+
+
+def test_set_password_for_an_unknown_address_asks_nothing(app, runner):
+    """The address is checked before the prompt, so nobody types a password for nothing."""
+    result = runner.invoke(args=["editors", "set-password", "nobody@example.com"], input="")
+    assert result.exit_code == 1
+    assert result.output == "Error: There is no editor account for nobody@example.com.\n"
+
+
+def test_rename_tidies_the_name(app, runner):
+    """The new name is stored with its spacing tidied, as `create` stores one."""
+    make_editor(app, "ada@example.com", name="Ada Example")
+    result = runner.invoke(args=["editors", "rename", "ADA@example.com", "--name", " Ada  L. "])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "Renamed editor Ada L. <ada@example.com>."
+    assert editors_in(app)["ada@example.com"].name == "Ada L."
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ada@example.com", "--name", "   "], "Invalid value for --name"),
+        (["ada@example.com", "--name", "x" * 121], "Invalid value for --name"),
+        (["ada@example.com"], "Missing option '--name'"),
+        (["nobody@example.com", "--name", "X"], "There is no editor account for nobody@"),
+    ],
+)
+def test_rename_refusals_keep_the_name(app, runner, args, message):
+    """Every refusal says why, exits non-zero and leaves the stored name alone."""
+    make_editor(app, "ada@example.com", name="Ada Example")
+    result = runner.invoke(args=["editors", "rename", *args])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert editors_in(app)["ada@example.com"].name == "Ada Example"
