@@ -78,7 +78,9 @@ SAFETY_MUTANTS := blog.markup.x_sanitize__mutmut_* blog.web.htmx.x_* \
 	blog.authoring.editor.x__based_on__mutmut_* blog.authoring.editor.x__conflict__mutmut_* \
 	blog.authoring.store.x_update_post__mutmut_*
 PAGECACHE_MUTANTS := blog.web.pagecache.x*PageCache*key__mutmut_* \
-	blog.web.pagecache.x_clear__mutmut_*
+	blog.web.pagecache.x*PageCache*__call____mutmut_* blog.web.pagecache.x_clear__mutmut_* \
+	blog.web.versions.x*StateReader*_read__mutmut_* blog.web.versions.x_bump__mutmut_* \
+	blog.web.versions.x__touches_watched__mutmut_* blog.web.versions.x__on_execute__mutmut_*
 MUTANTS ?= $(SAFETY_MUTANTS) $(PAGECACHE_MUTANTS)
 
 mutation: setup services
