@@ -114,12 +114,19 @@ def list_() -> None:
         click.echo(f"{editor.email:<{width}}  {state:<8}  since {since}  {editor.name}")
 
 
-def _set_active(email: str, active: bool) -> None:
-    """Allow or stop logins for one account, under the write lock, and say so."""
+def _update(email: str, **values: object) -> Editor:
+    """Change one account's columns under the write lock, and commit."""
     begin_write()
     editor = _editor(email)
-    editor.active = active
+    for column, value in values.items():
+        setattr(editor, column, value)
     db.session.commit()
+    return editor
+
+
+def _set_active(email: str, active: bool) -> None:
+    """Allow or stop logins for one account, and say so."""
+    editor = _update(email, active=active)
     click.echo(f"{'Enabled' if active else 'Disabled'} {editor.email}.")
 
 
@@ -144,11 +151,7 @@ def set_password(email: str, password_stdin: bool) -> None:
     """Give an account a new password (asked for twice, never given as an argument)."""
     address = _editor(email).email  # an unknown address is refused before the prompt
     db.session.rollback()
-    password_hash = _password_hash(password_stdin)
-    begin_write()
-    editor = _editor(address)
-    editor.password_hash = password_hash
-    db.session.commit()
+    editor = _update(address, password_hash=_password_hash(password_stdin))
     click.echo(f"Set a new password for {editor.email}.")
 
 
@@ -157,9 +160,5 @@ def set_password(email: str, password_stdin: bool) -> None:
 @click.option("--name", required=True, help="The new name shown to other editors.")
 def rename(email: str, name: str) -> None:
     """Change the name an account is shown under."""
-    name = _checked_name(name)
-    begin_write()
-    editor = _editor(email)
-    editor.name = name
-    db.session.commit()
-    click.echo(f"Renamed editor {name} <{editor.email}>.")
+    editor = _update(email, name=_checked_name(name))
+    click.echo(f"Renamed editor {editor.name} <{editor.email}>.")
