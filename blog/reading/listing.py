@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
+from sqlalchemy.orm.attributes import set_committed_value
 
 from blog.extensions import db
 from blog.models import Post, PostTopic, SiteState, Topic, live, scheduled, utcnow
@@ -72,9 +74,8 @@ def last_page(total: int, per_page: int) -> int:
 
 
 NEWEST_FIRST = (Post.published_at.desc(), Post.id.desc())
-# What a card shows besides the post's own columns, loaded in the same statement.
 # What a card shows: these columns, its author and image in the same statement. Its topic
-# is one the topic filter has already loaded, so the session finds it without a query.
+# is one the topic filter has already loaded: cards() hands it over.
 CARD_OPTIONS = (
     so.load_only(
         Post.slug,
@@ -210,10 +211,17 @@ def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
 
 
 def cards(
-    topic: Topic | None, number: int, per_page: int, *, featured: bool = False, picks: int = 0
+    topic: Topic | None,
+    number: int,
+    per_page: int,
+    *,
+    featured: bool = False,
+    picks: int = 0,
+    topics: Iterable[Topic] = (),
 ) -> Cards:
     """Page `number` of the listing (of one topic), with the featured post when `featured`
-    and the `picks` newest editor's picks, in one statement."""
+    and the `picks` newest editor's picks, in one statement. Each card's topic is taken
+    from `topics` (the filter's) where it is there, not looked up post by post."""
     flagged = featured or picks > 0
     values: dict[str, object] = {
         "now": utcnow(),
@@ -224,6 +232,10 @@ def cards(
     if topic is not None:
         values["topic_id"] = topic.id
     rows = db.session.execute(_cards_statement(topic is not None, flagged), values).all()
+    by_id = {known.id: known for known in topics}
+    for post, _ in rows:
+        if post.primary_topic_id in by_id:
+            set_committed_value(post, "primary_topic", by_id[post.primary_topic_id])
     page = [post for post, on_page in rows if on_page]
     if not flagged:
         return Cards(page)
