@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from blog import models
 from blog.extensions import db
 from blog.models import Editor
-from tests.authoring.test_auth import make_editor
+from tests.authoring.test_auth import CHEAP_METHOD, make_editor
 
 PASSWORD = "a long enough passphrase"
 
@@ -18,6 +19,13 @@ def editors_in(app) -> dict[str, Editor]:
         found = {e.email: e for e in db.session.scalars(sa.select(Editor))}
         db.session.expunge_all()
     return found
+
+
+@pytest.fixture
+def cheap_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cheap scrypt, for tests about prompts and messages rather than the stored hash
+    (the tests that read the hash use the real one)."""
+    monkeypatch.setattr(models, "PASSWORD_METHOD", CHEAP_METHOD)
 
 
 def test_create_reads_the_password_from_stdin(app, runner):
@@ -35,7 +43,7 @@ def test_create_reads_the_password_from_stdin(app, runner):
     assert PASSWORD not in result.output
 
 
-def test_create_prompts_twice_without_echo(app, runner):
+def test_create_prompts_twice_without_echo(app, runner, cheap_hashing):
     """Without the flag the password is asked for, hidden, and confirmed."""
     result = runner.invoke(
         args=["editors", "create", "grace@example.com", "--name", "Grace"],
@@ -46,7 +54,7 @@ def test_create_prompts_twice_without_echo(app, runner):
     assert editors_in(app)["grace@example.com"].check_password(PASSWORD)
 
 
-def test_mismatched_confirmation_is_asked_again(app, runner):
+def test_mismatched_confirmation_is_asked_again(app, runner, cheap_hashing):
     """Two different answers to the prompt create nothing until they agree."""
     result = runner.invoke(
         args=["editors", "create", "grace@example.com", "--name", "Grace"],
@@ -136,7 +144,7 @@ def test_set_password_from_stdin(app, runner):
     assert not editor.check_password(PASSWORD)
 
 
-def test_set_password_prompts_twice(app, runner):
+def test_set_password_prompts_twice(app, runner, cheap_hashing):
     """Without the flag the password is asked for, hidden, then confirmed."""
     make_editor(app, "ada@example.com")
     result = runner.invoke(
