@@ -130,6 +130,18 @@ def query(params: dict[str, str]) -> str:
 TRACE_MARKERS = ("Traceback (most recent call last)", 'File "/', "sqlalchemy.exc", "jinja2.")
 
 
+def stored_fields(post: Post) -> dict[str, object]:
+    """What a post holds of the fields a form or a file sets, as stored."""
+    return {
+        "slug": post.slug,
+        "title": post.title,
+        "summary": post.summary,
+        "body": post.body_markdown,
+        "author": post.author.name,
+        "topics": [topic.name for topic in post.topics],
+    }
+
+
 def assert_clear_answer(response, what: str) -> None:
     """No 5xx, no traceback or internals, and a refusal that explains itself."""
     status = response.status_code
@@ -779,14 +791,7 @@ def stored_problems(app: Flask, value: str) -> list[str]:
     db.session.flush()
     db.session.expire_all()  # what follows is read back from the database
     post = db.session.get(Post, post.id)
-    stored = {
-        "slug": post.slug,
-        "title": post.title,
-        "summary": post.summary,
-        "body": post.body_markdown,
-        "author": post.author.name,
-        "topics": [topic.name for topic in post.topics],
-    }
+    stored = stored_fields(post)
     problems = []
     for field in outcome.kept:
         wanted = outcome.shown(field)
@@ -901,14 +906,7 @@ def test_naughty_text_in_every_field_is_kept_or_refused_clearly(app, author, pla
     post_id = int(response.headers["Location"].rsplit("/", 1)[1])
     with app.app_context():
         post = db.session.get(Post, post_id)
-        stored = {
-            "slug": post.slug,
-            "title": post.title,
-            "summary": post.summary,
-            "body": post.body_markdown,
-            "author": post.author.name,
-            "topics": [topic.name for topic in post.topics],
-        }
+        stored = stored_fields(post)
     for field in outcome.kept:
         if field == "slug" and outcome.shown("slug") == "":
             assert stored["slug"] == slugify(stored["title"], max_length=200)
