@@ -7,6 +7,7 @@ FLASK   := $(VENV)/bin/flask --app blog
 # The tests keep their compiled, assertion-rewritten form in __pycache__ even where the
 # environment turns bytecode off: rewriting them again costs seconds in every test process.
 PYTEST  := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest
+UV      := $(VENV)/bin/uv
 STAMP   := $(VENV)/.installed
 HTMX    := static/vendor/htmx.min.js
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -84,7 +85,7 @@ PAGECACHE_MUTANTS := blog.web.pagecache.x*PageCache*key__mutmut_* \
 MUTANTS ?= $(SAFETY_MUTANTS) $(PAGECACHE_MUTANTS)
 
 mutation: setup services
-	@test -x $(MUTMUT) || $(PY) -m pip install --quiet mutmut==3.8.1
+	@test -x $(MUTMUT) || $(UV) pip install --quiet --python $(PY) mutmut==3.8.1
 	rm -rf $(MUTATION_DIR)
 	mkdir -p $(MUTATION_DIR)
 	git ls-files -z blog tests templates static migrations demo setup.cfg pyproject.toml \
@@ -109,12 +110,20 @@ lint: setup
 
 setup: $(STAMP) $(HTMX)
 
+# The virtualenv starts without pip and gets uv, which installs the project's packages in
+# about 15 s where pip takes 45 s (most of a fresh clone's set-up). They are compiled to
+# bytecode at install, as pip does: where the environment turns bytecode writing off, every
+# process would otherwise compile them again.
 $(PY):
-	python3 -m venv $(VENV) || { $(SUDO) apt-get update -qq && $(APT) python3-venv && python3 -m venv $(VENV); }
+	python3 -m venv --without-pip $(VENV) || { $(SUDO) apt-get update -qq && $(APT) python3-venv \
+		&& python3 -m venv --without-pip $(VENV); }
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[serve,test]'
+$(UV): | $(PY)
+	python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(APT) python3-pip; }
+	python3 -m pip --python $(PY) install --quiet uv==0.13.9
+
+$(STAMP): pyproject.toml | $(UV)
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[serve,test]'
 	touch $@
 
 node_modules/.package-lock.json: package.json package-lock.json

@@ -80,6 +80,8 @@ def postgres_database(prefix: str) -> Iterator[str]:
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        # A throwaway database needs no durability: commits stop waiting for the disk.
+        connection.execute(sa.text(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
     try:
         yield sa.make_url(POSTGRES_SERVER).set(database=name).render_as_string(hide_password=False)
     finally:

@@ -519,9 +519,10 @@ SERVER = textwrap.dedent(
 )
 
 
-@pytest.fixture
-def two_servers(app: Flask, database_url: str, redis_client) -> Iterator[tuple[list[str], str]]:
-    """Two server processes on one database, sharing failed-login counts through Redis."""
+@pytest.fixture(scope="module")
+def two_servers(app: Flask, database_url: str) -> Iterator[tuple[list[str], str]]:
+    """Two server processes on one database, sharing failed-login counts through Redis;
+    started once for the module (each test begins with no counts: see `shared_limits`)."""
     prefix = f"fieldnotes-test-{uuid.uuid4().hex[:8]}"
     env = os.environ | {"DATABASE_URL": database_url, "RATELIMIT_STORAGE_URI": REDIS_URL}
     servers = [
@@ -536,14 +537,25 @@ def two_servers(app: Flask, database_url: str, redis_client) -> Iterator[tuple[l
         for _ in range(2)
     ]
     try:
-        urls = [f"http://127.0.0.1:{server.stdout.readline().strip()}" for server in servers]
-        yield urls, prefix
+        yield [f"http://127.0.0.1:{server.stdout.readline().strip()}" for server in servers], prefix
     finally:
         for server in servers:
             server.terminate()
             server.wait(10)
+
+
+@pytest.fixture
+def shared_limits(two_servers, redis_client) -> Iterator[list[str]]:
+    """The two servers' URLs, with no failed logins counted in Redis before or after."""
+    urls, prefix = two_servers
+
+    def forget() -> None:
         for key in redis_client.scan_iter(f"*{prefix}*"):
             redis_client.delete(key)
+
+    forget()
+    yield urls
+    forget()
 
 
 def attempt(url: str, email: str, password: str) -> int:
@@ -558,13 +570,64 @@ def attempt(url: str, email: str, password: str) -> int:
 
 
 @pytest.mark.parametrize("last", [0, 1], ids=["first server", "second server"])
-def test_the_sixth_failed_login_is_refused_by_whichever_process_answers(app, two_servers, last):
+def test_the_sixth_failed_login_is_refused_by_whichever_process_answers(app, shared_limits, last):
     """Five failures spread over two processes; the sixth attempt gets 429 from either one."""
     from werkzeug.security import generate_password_hash
 
     make_editor(app, password_hash=generate_password_hash(PASSWORD, method=CHEAP_METHOD))
-    urls, _ = two_servers
+    urls = shared_limits
     codes = [attempt(urls[n % 2], "ada@example.com", "wrong") for n in range(5)]
     assert codes == [401] * 5
     assert attempt(urls[last], "ada@example.com", PASSWORD) == 429
     assert attempt(urls[1 - last], "ada@example.com", PASSWORD) == 429
+
+
+REDIS_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    import flask_migrate
+    from blog import create_app
+    from blog.extensions import db
+    from blog.models import Editor
+    from werkzeug.security import generate_password_hash
+
+    app = create_app({"TESTING": True, "WTF_CSRF_ENABLED": False, "SECRET_KEY": "x",
+                      "RATELIMIT_KEY_PREFIX": sys.argv[1]})
+    with app.app_context():
+        flask_migrate.upgrade(revision="heads")
+        db.session.add(Editor(email="ada@example.com", name="Ada",
+                              password_hash=generate_password_hash("pw", "scrypt:16384:8:1")))
+        db.session.commit()
+    codes = []
+    for _ in range(6):
+        client = app.test_client()
+        form = {"email": "ada@example.com", "password": "wrong"}
+        codes.append(client.post("/login", data=form).status_code)
+    print(" ".join(map(str, codes)))
+    """
+)
+
+
+def test_limits_are_shared_through_redis_when_configured(tmp_path, redis_client):
+    """RATELIMIT_STORAGE_URI from the environment puts the counts in Redis for every server."""
+    prefix = f"fieldnotes-test-{uuid.uuid4().hex[:8]}"
+    env = os.environ | {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'redis.sqlite3'}",
+        "RATELIMIT_STORAGE_URI": REDIS_URL,
+    }
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", REDIS_SCRIPT, prefix],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split() == ["401"] * 5 + ["429"]
+        assert any(prefix.encode() in key for key in redis_client.scan_iter(f"*{prefix}*"))
+    finally:
+        for key in redis_client.scan_iter(f"*{prefix}*"):
+            redis_client.delete(key)
