@@ -110,6 +110,9 @@ class Post(Model):
         sa.Index("ix_posts_listing", "status", "published_at", "id"),
         sa.Index("ix_posts_featured", "featured", "status", "published_at"),
         sa.Index("ix_posts_pick", "editors_pick", "status", "published_at"),
+        # Ids are never handed out twice (SQLite would reuse the highest one once it is
+        # deleted), so an old editor tab can never save into another post.
+        {"sqlite_autoincrement": True},
     )
 
     id: so.Mapped[int] = so.mapped_column(primary_key=True)
@@ -259,3 +262,34 @@ class Editor(UserMixin, Model):
     def check_password(self, password: str) -> bool:
         """True when the password matches the stored hash."""
         return check_password_hash(self.password_hash, password)
+
+
+class PostRevision(Model):
+    """A post as one save (or autosave, restore, refused conflict) left it: its history.
+
+    Revisions point at their post by id without a foreign key, so they outlive a deleted post
+    (ids are never reused); they name the editor and author as text for the same reason.
+    """
+
+    __tablename__ = "post_revisions"
+    __table_args__ = (sa.Index("ix_post_revisions_post", "post_id", "id"),)
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    post_id: so.Mapped[int]
+    kind: so.Mapped[str] = so.mapped_column(sa.String(16))
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    editor_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    lock_version: so.Mapped[int | None]
+    title: so.Mapped[str] = so.mapped_column(sa.String(300))
+    slug: so.Mapped[str] = so.mapped_column(sa.String(200))
+    summary: so.Mapped[str] = so.mapped_column(sa.Text, default="")
+    body_markdown: so.Mapped[str] = so.mapped_column(sa.Text, default="")
+    topics: so.Mapped[list] = so.mapped_column(sa.JSON, default=list)  # names, in order
+    author_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    status: so.Mapped[str] = so.mapped_column(sa.String(16))
+    published_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
+    updated_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
+    image_alt: so.Mapped[str | None] = so.mapped_column(sa.String(500))
+
+    def __repr__(self) -> str:
+        return f"<PostRevision {self.post_id}#{self.id} {self.kind}>"
