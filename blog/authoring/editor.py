@@ -23,8 +23,8 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, Unauthoriz
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog import markup
-from blog.authoring import store
-from blog.authoring.forms import ConfirmForm, PostForm, topic_names
+from blog.authoring import revisions, store
+from blog.authoring.forms import PostForm, topic_names
 from blog.authoring.images import ImageError, image_by_hash, image_url, store_image
 from blog.extensions import csrf, db, login_manager
 from blog.models import DRAFT, PUBLISHED, Author, Image, Post, Topic, live, scheduled, utcnow
@@ -40,6 +40,7 @@ EDITOR_FRAGMENTS = {"post-editor": "editor"}
 HTMX_TARGETS = {target: "alert" for target in ("post-table", "post-editor", "preview", "slug-hint")}
 FILTERS = {"": "All", DRAFT: "Drafts", store.SCHEDULED: "Scheduled", PUBLISHED: "Published"}
 ALERT_TARGET = "#editor-alert"
+NEW_DRAFT = "new-draft"  # the action of "Save as a new draft", offered when a post is gone
 
 
 # Reading -----------------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def state_counts() -> dict[str, int]:
     return dict(zip(["", *counts], row, strict=True))
 
 
-def _post_or_404(post_id: int) -> Post:
+def post_or_404(post_id: int) -> Post:
     """The post being edited, with its topics, author and image."""
     query = (
         sa.select(Post)
@@ -146,6 +147,7 @@ def _form_for(post: Post) -> PostForm:
     form.topics.data = ", ".join(topic.name for topic in post.topics)
     form.body.data = post.body_markdown
     form.author.data = post.author.name
+    form.post_id.data = str(post.id)
     form.lock_version.data = str(post.lock_version)
     form.image_alt.data = post.image_alt or ""
     return form
@@ -159,6 +161,7 @@ def _editor_page(
     image: Image | None = None,
     conflict: Post | None = None,
     saved: bool = False,
+    gone: bool = False,
 ) -> Response:
     """The post editor, or only its swappable part for htmx."""
     suggested = store.slug_for(form.title.data or "")
@@ -172,6 +175,7 @@ def _editor_page(
         image=image,
         conflict=conflict,
         saved=saved,
+        gone=gone,
         image_src=image_url(image) if image is not None else None,
         max_image_mb=f"{current_app.config['MAX_IMAGE_BYTES'] / (1024 * 1024):g}",
         preview_html=_preview_html(form.body.data or ""),
@@ -201,14 +205,35 @@ def create() -> BaseResponse:
 @bp.get("/posts/<id:post_id>")
 def edit(post_id: int) -> Response:
     """The editor for a stored post."""
-    post = _post_or_404(post_id)
+    post = post_or_404(post_id)
     return _editor_page(_form_for(post), post, image=post.image)
 
 
 @bp.post("/posts/<id:post_id>")
 def update(post_id: int) -> BaseResponse:
-    """Save changes to a post, refusing a save based on an older lock version."""
-    return _save(_post_or_404(post_id))
+    """Save changes to a post, refusing a save based on an older lock version.
+
+    A post deleted meanwhile answers 410 with the editor's text, never a save elsewhere.
+    """
+    form_id = request.form.get("post_id")
+    if form_id is not None and form_id != str(post_id):
+        abort(400, description="This form belongs to another post. Reload the page.")
+    post = db.session.get(Post, post_id)
+    if post is None and store.id_was_used(post_id):
+        return _gone()
+    return _save(post_or_404(post_id))
+
+
+def _gone() -> Response:
+    """410: the post was deleted while this editor had it open. Their text stays in a form
+    for a new post, with a button that saves it as a new draft."""
+    form = PostForm()
+    form.validate()  # show what would still need fixing, but save nothing
+    form.image.data = None
+    form.post_id.data = ""
+    form.lock_version.data = ""
+    image = image_by_hash(form.kept_image.data or "")
+    return _editor_page(form, None, status=410, image=image, gone=True)
 
 
 def _chosen_image(form: PostForm, post: Post | None) -> tuple[Image | None, int | None]:
@@ -276,6 +301,8 @@ def _save(post: Post | None) -> BaseResponse:
         return _editor_page(form, post, status=upload_status or 422, image=image)
     if post is not None and post.lock_version != based_on:
         return _conflict(form, post, image)
+    if request.form.get("action") == NEW_DRAFT:
+        form.status.data = DRAFT  # a deleted post's text, kept: it publishes nothing
     fields = store.PostFields(
         title=form.title.data or "",
         slug=slug,
@@ -297,11 +324,13 @@ def _save(post: Post | None) -> BaseResponse:
             post = store.create_post(fields)
         else:
             store.update_post(post, fields, based_on=based_on)
+        db.session.flush()  # the id and lock version the revision records
+        revisions.record(post, editor_name=current_user.name)
         db.session.commit()
     except (StaleDataError, store.VersionConflict):
         db.session.rollback()
         assert post is not None
-        return _conflict(form, _post_or_404(post.id), image)
+        return _conflict(form, post_or_404(post.id), image)
     except (store.SlugTaken, sa.exc.IntegrityError) as error:
         db.session.rollback()
         if isinstance(error, store.SlugTaken):
@@ -329,7 +358,7 @@ def _saved(post: Post, *, created: bool) -> BaseResponse:
     if htmx.fragment_for(EDITOR_FRAGMENTS) is None:
         flash("Saved.")
         return redirect(edit_url, 303)
-    post = _post_or_404(post.id)
+    post = post_or_404(post.id)
     response = _editor_page(_form_for(post), post, image=post.image, saved=True)
     if created:
         response.headers["HX-Replace-Url"] = edit_url
@@ -364,24 +393,6 @@ def slug_hint() -> Response:
         hint_slug=slug,
         hint_problem=problem,
         hint_typed=bool(typed),
-    )
-
-
-@bp.route("/posts/<id:post_id>/delete", methods=["GET", "POST"])
-def delete(post_id: int) -> BaseResponse:
-    """Ask before deleting a post; on confirmation delete it and its old addresses."""
-    post = _post_or_404(post_id)
-    form = ConfirmForm()
-    if form.validate_on_submit():
-        title = post.title
-        # Deleting is deliberate whatever was saved meanwhile: no lock version check here.
-        # The database drops its topic links and old addresses (ON DELETE CASCADE).
-        db.session.execute(sa.delete(Post).where(Post.id == post.id))
-        db.session.commit()
-        flash(f"Deleted “{title}”.")
-        return redirect(url_for("editor.index"), 303)
-    return current_app.make_response(
-        render_template("editor/delete.html", post=post, form=form, state=store.state_of(post))
     )
 
 
@@ -437,7 +448,7 @@ def _kept_after_stale_token() -> Response:
     """The editor's own save with a stale token: their text back in the editor, not saved,
     with a fresh token, so pressing Save again stores it."""
     post_id = (request.view_args or {}).get("post_id")
-    post = _post_or_404(post_id) if post_id is not None else None
+    post = post_or_404(post_id) if post_id is not None else None
     form = PostForm()
     form.image.data = None
     image = image_by_hash(form.kept_image.data or "") or (post.image if post else None)
@@ -498,6 +509,8 @@ def _not_found(error: HTTPException) -> Response:
 
 def init_app(app: Flask) -> None:
     """Register the authoring area and its refusals."""
+    from blog.authoring import trash  # noqa: F401  (its views join this blueprint)
+
     csrf.init_app(app)
     login_manager.unauthorized_handler(_signed_out)
     app.register_blueprint(bp)

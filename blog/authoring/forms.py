@@ -125,6 +125,8 @@ class PostForm(FlaskForm):
         validators=[DataRequired(message="Name the author."), Length(max=120)],
         filters=[_printable, _strip],
     )
+    # The post this form edits and the version it was loaded at: a save carries both.
+    post_id = HiddenField()
     lock_version = HiddenField()
 
     def validate_topics(self, field: Field) -> None:

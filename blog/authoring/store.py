@@ -333,6 +333,19 @@ def _address_was_public(post: Post, now: datetime) -> bool:
     return post.published_at is not None and post.published_at <= now
 
 
+def id_was_used(post_id: int) -> bool:
+    """True when some post has had this id, though it may be gone: ids are handed out in
+    order and never twice (SQLite AUTOINCREMENT, a PostgreSQL sequence)."""
+    if db.engine.dialect.name == "sqlite":
+        query = sa.text("SELECT seq FROM sqlite_sequence WHERE name = 'posts'")
+    else:
+        query = sa.text(  # NULL until the sequence hands out its first id
+            "SELECT pg_sequence_last_value(pg_get_serial_sequence('posts', 'id')::regclass)"
+        )
+    highest = db.session.scalar(query) or 0
+    return 0 < post_id <= highest
+
+
 def create_post(fields: PostFields) -> Post:
     """Add an editor's new post to the session (not committed)."""
     problem = slug_problem(fields.slug, None)

@@ -6,7 +6,7 @@
   "use strict";
 
   // Answers that carry the editor form back with messages in it.
-  var FORM_ANSWERS = [409, 413, 422];
+  var FORM_ANSWERS = [409, 410, 413, 422];
 
   function meta() {
     return document.querySelector('meta[name="csrf-token"]');
