@@ -17,6 +17,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring.forms import ConfirmForm, LoginForm
+from blog.authoring.store import clean_text
 from blog.extensions import db, limiter, login_manager
 from blog.models import PASSWORD_METHOD, Editor
 
@@ -47,8 +48,12 @@ def safe_next(target: str | None) -> str | None:
 
 
 def normalised_email(value: str | None) -> str:
-    """An email address as accounts store it: trimmed and lower-case."""
-    return (value or "").strip().lower()
+    """An email address as accounts store it: no control characters, trimmed, lower-case.
+
+    The login limit keys on this too, so no spelling of an address that finds the account
+    (a stray control character, other case) counts apart from it.
+    """
+    return clean_text(value).strip().lower()
 
 
 def _account_key() -> str:

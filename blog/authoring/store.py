@@ -23,6 +23,7 @@ from blog.models import (
     Post,
     SlugRedirect,
     Topic,
+    live,
     max_length,
     utcnow,
 )
@@ -284,11 +285,12 @@ def slug_problem(slug: str, post: Post | None) -> str | None:
 
 
 def current_slug_for(old_slug: str) -> str | None:
-    """The present slug of the post that `old_slug` once named, or None."""
+    """The present slug of the live post that `old_slug` once named, or None: an old address
+    never leads to a draft or a scheduled post (the redirect would give its new one away)."""
     query = (
         sa.select(Post.slug)
         .join(SlugRedirect, SlugRedirect.post_id == Post.id)
-        .where(SlugRedirect.old_slug == old_slug)
+        .where(SlugRedirect.old_slug == old_slug, live())
     )
     return db.session.scalar(query)
 

@@ -20,6 +20,15 @@ CONTENT_SECURITY_POLICY = "; ".join(
     )
 )
 
+# Browser features no page of the blog uses, turned off for every page and anything in it.
+PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "accelerometer", "browsing-topics", "camera", "display-capture", "geolocation",
+        "gyroscope", "magnetometer", "microphone", "midi", "payment", "usb",
+    )
+)  # fmt: skip
+
 # How long browsers keep to HTTPS after a response over HTTPS (a year), unless HSTS_MAX_AGE
 # says otherwise; 0 tells them to forget it.
 HSTS_MAX_AGE = 31_536_000
@@ -32,6 +41,7 @@ def _secure_headers(response: Response) -> Response:
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
     headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
     # Browsers ignore HSTS received over plain HTTP, and a development server has no TLS:
     # only a request that arrived over HTTPS (or through a trusted proxy that says so) gets it.
     if request.is_secure:

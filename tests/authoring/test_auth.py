@@ -361,6 +361,25 @@ def test_sixth_failed_login_for_an_account_is_refused(app, client, password_hash
     assert client.get("/editor/").status_code == 302
 
 
+@pytest.mark.parametrize(
+    "spelling", ["\x0eada@example.com", "ad\x01a@example.com", " ADA@Example.com\x7f"]
+)
+def test_every_spelling_that_finds_the_account_counts_against_its_limit(
+    app, client, password_hash, spelling
+):
+    """Control characters and case, which the account lookup ignores, do not make a fresh
+    count: failures under one spelling lock out the others, the right password included."""
+    make_editor(app, password_hash=password_hash)
+    for n in range(5):
+        address = {"REMOTE_ADDR": f"10.0.3.{n}"}
+        email = spelling if n % 2 else "ada@example.com"
+        assert login(client, email, "wrong", environ_base=address).status_code == 401
+    for email in (spelling, "ada@example.com"):
+        response = login(client, email, PASSWORD, environ_base={"REMOTE_ADDR": "10.0.4.1"})
+        assert response.status_code == 429
+    assert client.get("/editor/").status_code == 302
+
+
 def test_failed_logins_are_limited_per_address_across_accounts(app, client, cheap_decoy):
     """Guessing at many accounts from one address hits the per-address limit."""
     for n in range(5):

@@ -57,6 +57,8 @@ def assert_secure_headers(response, what: str) -> None:
     assert csp.get("frame-ancestors") == ["'none'"], what
     assert response.headers.get("X-Content-Type-Options") == "nosniff", what
     assert response.headers.get("Referrer-Policy") == "strict-origin-when-cross-origin", what
+    permissions = response.headers.get("Permissions-Policy", "").split(", ")
+    assert {"camera=()", "microphone=()", "geolocation=()", "payment=()"} <= set(permissions)
 
 
 @pytest.fixture
