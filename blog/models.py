@@ -293,3 +293,23 @@ class PostRevision(Model):
 
     def __repr__(self) -> str:
         return f"<PostRevision {self.post_id}#{self.id} {self.kind}>"
+
+
+class TrashedPost(Model):
+    """A deleted post, kept for a while so it can be put back exactly as it was.
+
+    The post's row is gone (the public site, counts and search forget it); this row keeps
+    its id and a JSON snapshot of every field, its topic and author names, its image's hash
+    and its old addresses. Like revisions it has no foreign key: the id is never reused.
+    """
+
+    __tablename__ = "trashed_posts"
+
+    post_id: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
+    deleted_at: so.Mapped[datetime] = so.mapped_column(default=utcnow, index=True)
+    deleted_by: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    title: so.Mapped[str] = so.mapped_column(sa.String(300))
+    snapshot: so.Mapped[dict] = so.mapped_column(sa.JSON)
+
+    def __repr__(self) -> str:
+        return f"<TrashedPost {self.post_id}>"
