@@ -1,4 +1,4 @@
-"""The authoring area under /editor: the post list, the post editor, preview, delete."""
+"""The authoring area under /editor: the post list, the post editor, preview, history."""
 
 from __future__ import annotations
 
@@ -24,10 +24,22 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from blog import markup
 from blog.authoring import revisions, store
-from blog.authoring.forms import PostForm, topic_names
+from blog.authoring.forms import MAX_TOPIC_NAME, MAX_TOPICS, ConfirmForm, PostForm, topic_names
 from blog.authoring.images import ImageError, image_by_hash, image_url, store_image
 from blog.extensions import csrf, db, login_manager
-from blog.models import DRAFT, PUBLISHED, Author, Image, Post, Topic, live, scheduled, utcnow
+from blog.models import (
+    DRAFT,
+    PUBLISHED,
+    STATUSES,
+    Author,
+    Image,
+    Post,
+    PostRevision,
+    Topic,
+    live,
+    scheduled,
+    utcnow,
+)
 from blog.web import htmx
 from blog.web.errors import error_page
 
@@ -36,11 +48,18 @@ bp = Blueprint("editor", __name__, url_prefix="/editor")
 # Swap targets on the authoring pages and the template blocks that fill them.
 LIST_FRAGMENTS = {"post-table": "post_table"}
 EDITOR_FRAGMENTS = {"post-editor": "editor"}
+HISTORY_FRAGMENTS = {"revision-detail": "detail"}
 # Every element an authoring page swaps: requests aimed at them get alerts, not whole pages.
-HTMX_TARGETS = {target: "alert" for target in ("post-table", "post-editor", "preview", "slug-hint")}
+HTMX_TARGETS = {
+    target: "alert"
+    for target in ("post-table", "post-editor", "preview", "slug-hint", "revision-detail")
+}
 FILTERS = {"": "All", DRAFT: "Drafts", store.SCHEDULED: "Scheduled", PUBLISHED: "Published"}
 ALERT_TARGET = "#editor-alert"
 NEW_DRAFT = "new-draft"  # the action of "Save as a new draft", offered when a post is gone
+KEEP_THEIRS = "keep-theirs"  # after a conflict: set this editor's text aside, show theirs
+TAKE_MINE = "take-mine"  # after a conflict: save this editor's text over theirs
+BODY_MAX = 200_000  # the longest body the form accepts, autosaves included
 
 
 # Reading -----------------------------------------------------------------------------------
@@ -162,8 +181,9 @@ def _editor_page(
     conflict: Post | None = None,
     saved: bool = False,
     gone: bool = False,
+    compared: dict[str, object] | None = None,
 ) -> Response:
-    """The post editor, or only its swappable part for htmx."""
+    """The post editor, or only its swappable part for htmx (`compared`: a conflict's diff)."""
     suggested = store.slug_for(form.title.data or "")
     return htmx.render(
         "editor/post.html",
@@ -174,6 +194,7 @@ def _editor_page(
         state=store.state_of(post) if post is not None else DRAFT,
         image=image,
         conflict=conflict,
+        compared=compared or {},
         saved=saved,
         gone=gone,
         image_src=image_url(image) if image is not None else None,
@@ -285,6 +306,8 @@ def _save(post: Post | None) -> BaseResponse:
     """Check and store the editor form for a new (`post` is None) or stored post."""
     form = PostForm()
     is_new = post is None
+    if post is not None and request.form.get("action") == KEEP_THEIRS:
+        return _keep_theirs(form, post)
     based_on = _based_on(form) if post is not None else 0
     valid = form.validate_on_submit()
     image, upload_status = _chosen_image(form, post)
@@ -300,7 +323,7 @@ def _save(post: Post | None) -> BaseResponse:
     if not valid or form.errors:
         return _editor_page(form, post, status=upload_status or 422, image=image)
     if post is not None and post.lock_version != based_on:
-        return _conflict(form, post, image)
+        return _conflict(form, post, image, based_on)
     if request.form.get("action") == NEW_DRAFT:
         form.status.data = DRAFT  # a deleted post's text, kept: it publishes nothing
     fields = store.PostFields(
@@ -323,6 +346,9 @@ def _save(post: Post | None) -> BaseResponse:
         if post is None:
             post = store.create_post(fields)
         else:
+            if not revisions.has_saved_version(post):
+                # Saved outside the editor (an import): keep that text before replacing it.
+                revisions.record(post)
             store.update_post(post, fields, based_on=based_on)
         db.session.flush()  # the id and lock version the revision records
         revisions.record(post, editor_name=current_user.name)
@@ -330,7 +356,7 @@ def _save(post: Post | None) -> BaseResponse:
     except (StaleDataError, store.VersionConflict):
         db.session.rollback()
         assert post is not None
-        return _conflict(form, post_or_404(post.id), image)
+        return _conflict(form, post_or_404(post.id), image, based_on)
     except (store.SlugTaken, sa.exc.IntegrityError) as error:
         db.session.rollback()
         if isinstance(error, store.SlugTaken):
@@ -341,15 +367,77 @@ def _save(post: Post | None) -> BaseResponse:
     return _saved(post, created=is_new)
 
 
-def _conflict(form: PostForm, post: Post, image: Image | None) -> Response:
-    """409: show the other editor's saved version beside this editor's text.
+def _conflict(form: PostForm, post: Post, image: Image | None, based_on: int) -> Response:
+    """409: show the other editor's saved version beside this editor's text, with a diff.
 
-    The form keeps this editor's text and now carries the stored lock version, so saving again
-    (after copying over whatever they want to keep) replaces the other version.
+    This editor's text is kept at once as a "conflict" revision, so it survives whatever
+    happens next, a closed tab included. The form keeps it and now carries the stored lock
+    version: "Take mine" (or Save, after merging by hand) replaces the other version, which
+    its own save already recorded; "Keep theirs" shows theirs in the editor instead.
     """
     db.session.refresh(post)
+    theirs, mine = revisions.text_of(post), _form_text(form)
+    kept = revisions.record_text(
+        post.id,
+        mine,
+        revisions.CONFLICT,
+        editor_name=current_user.name,
+        lock_version=based_on,
+    )
+    db.session.commit()
+    compared = {
+        "changes": revisions.field_changes(theirs, mine),
+        "hunks": revisions.line_diff(theirs.body, mine.body),
+        "kept": kept,
+    }
     form.lock_version.data = str(post.lock_version)
-    return _editor_page(form, post, status=409, image=image, conflict=post)
+    return _editor_page(form, post, status=409, image=image, conflict=post, compared=compared)
+
+
+def _keep_theirs(form: PostForm, post: Post) -> BaseResponse:
+    """After a conflict, take the other editor's version: this editor's text is set aside
+    as a "conflict" revision (recoverable from the history) and theirs fills the editor."""
+    mine = _form_text(form)
+    if mine.too_long() is not None or len(mine.body) > BODY_MAX:
+        abort(422, description="This text is too long to keep; nothing was changed.")
+    revisions.record_text(
+        post.id,
+        mine,
+        revisions.CONFLICT,
+        editor_name=current_user.name,
+        lock_version=_sent_version(form),
+    )
+    db.session.commit()
+    flash(
+        "Their version is in the editor. Yours is kept in the history, marked “Set aside "
+        "in a conflict”: open History to compare or restore it."
+    )
+    if htmx.fragment_for(EDITOR_FRAGMENTS) is None:
+        return redirect(url_for("editor.edit", post_id=post.id), 303)
+    post = post_or_404(post.id)
+    return _editor_page(_form_for(post), post, image=post.image)
+
+
+def _sent_version(form: PostForm) -> int | None:
+    """The lock version a form says its text is based on, None when it holds no number."""
+    raw = form.lock_version.data or ""
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else None
+
+
+def _form_text(form: PostForm) -> revisions.Text:
+    """What the editor's form holds, as a revision keeps it (nothing checked but kept as is)."""
+    status = form.status.data if form.status.data in STATUSES else DRAFT
+    return revisions.Text(
+        title=form.title.data or "",
+        slug=form.slug.data or "",
+        summary=form.summary.data or "",
+        body=form.body.data or "",
+        topics=tuple(topic_names(form.topics.data)),
+        author=form.author.data or "",
+        status=status,
+        published_at=form.published_at.data,
+        image_alt=form.image_alt.data or None,
+    )
 
 
 def _saved(post: Post, *, created: bool) -> BaseResponse:
@@ -394,6 +482,182 @@ def slug_hint() -> Response:
         hint_problem=problem,
         hint_typed=bool(typed),
     )
+
+
+# History -------------------------------------------------------------------------------------
+
+
+def _chosen_revision(post_id: int) -> PostRevision | None:
+    """The revision named by `?revision=`, None without one (400 for a malformed id, 404
+    for one this post never had)."""
+    raw = request.args.get("revision", "")
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or raw.startswith("0"):
+        abort(400, description="A revision is named by its number.")
+    chosen = revisions.revision_of(post_id, int(raw))
+    if chosen is None:
+        abort(404, description="This post has no such revision (it may have been pruned).")
+    return chosen
+
+
+def _history_page(post_id: int, *, status: int = 200, problem: str = "") -> Response:
+    """A post's revisions, newest first, and the chosen one compared with the current text."""
+    post = db.session.scalar(
+        sa.select(Post)
+        .options(so.selectinload(Post.topic_links), so.joinedload(Post.author))
+        .where(Post.id == post_id)
+    )
+    kept = revisions.history(post_id)
+    if post is None and not kept:
+        abort(404, description="This post no longer exists: another editor may have deleted it.")
+    chosen = _chosen_revision(post_id)
+    compared: dict[str, object] = {}
+    if chosen is not None:
+        old = revisions.text_in(chosen)
+        new = revisions.text_of(post) if post is not None else revisions.NOTHING
+        compared = {
+            "changes": revisions.field_changes(old, new),
+            "hunks": revisions.line_diff(old.body, new.body),
+        }
+    return htmx.render(
+        "editor/revisions.html",
+        htmx.fragment_for(HISTORY_FRAGMENTS),
+        status,
+        post=post,
+        post_id=post_id,
+        heading_title=post.title if post is not None else kept[0].title,
+        revisions=kept,
+        chosen=chosen,
+        compared=compared,
+        problem=problem,
+        kinds=revisions.KIND_LABELS,
+        form=ConfirmForm(),
+    )
+
+
+@bp.get("/posts/<id:post_id>/revisions", endpoint="revisions")
+def history(post_id: int) -> Response:
+    """The revisions of a post (kept after it is deleted); `?revision=N` compares one with
+    the current text and offers to restore it."""
+    return _history_page(post_id)
+
+
+def _restored_topics(revision: PostRevision, post: Post) -> list[Topic]:
+    """The revision's topics when they still make a valid list, else the post's own."""
+    names = [
+        name
+        for name in topic_names(", ".join(revision.topics or []))
+        if len(name) <= MAX_TOPIC_NAME and store.topic_slug(name)
+    ][:MAX_TOPICS]
+    if not names:
+        return post.topics
+    return list(dict.fromkeys(store.topics_named(names).values()))
+
+
+@bp.post("/posts/<id:post_id>/revisions/<id:revision_id>/restore")
+def restore(post_id: int, revision_id: int) -> BaseResponse:
+    """Put a revision's text back as a new save: the current text stays in the history.
+
+    The title, summary, body, topics and author come back; the address, image and the
+    publishing state stay as they are, so a restore never publishes or unpublishes.
+    """
+    form = ConfirmForm()
+    if not form.validate_on_submit():
+        abort(400, description="This page's security token is no longer valid. Reload it.")
+    post = post_or_404(post_id)
+    revision = revisions.revision_of(post_id, revision_id)
+    if revision is None:
+        abort(404, description="This post has no such revision (it may have been pruned).")
+    raw = request.form.get("lock_version", "")
+    if raw != str(post.lock_version):
+        return _history_page(
+            post_id,
+            status=409,
+            problem="The post was saved again since this page was opened, so nothing was "
+            "restored. Compare again below, then restore if you still want to.",
+        )
+    body = revision.body_markdown
+    if post.status == PUBLISHED and not body.strip():
+        return _history_page(
+            post_id,
+            status=422,
+            problem="This revision has no body, and a published post needs one: nothing "
+            "was restored. Unpublish the post first to restore it.",
+        )
+    fields = store.PostFields(
+        title=revision.title.strip() or post.title,
+        slug=post.slug,
+        body=body,
+        summary=revision.summary,
+        topics=_restored_topics(revision, post),
+        author=store.author_named(revision.author_name or post.author.name),
+        status=post.status,
+        published_at=post.published_at,
+        featured=post.featured,
+        editors_pick=post.editors_pick,
+        image=post.image,
+        image_alt=post.image_alt,
+        updated_at=post.updated_at,
+    )
+    try:
+        if not revisions.has_saved_version(post):
+            revisions.record(post)
+        store.update_post(post, fields, based_on=post.lock_version)
+        db.session.flush()
+        revisions.record(post, revisions.RESTORE, editor_name=current_user.name)
+        db.session.commit()
+    except (StaleDataError, store.VersionConflict):
+        db.session.rollback()
+        return _history_page(
+            post_id,
+            status=409,
+            problem="Another editor saved the post at this moment, so nothing was restored. "
+            "Compare again below.",
+        )
+    when = revision.created_at.strftime("%Y-%m-%d %H:%M:%S")
+    flash(f"Restored the revision of {when} UTC as a new save; the text it replaced is kept below.")
+    return redirect(url_for("editor.revisions", post_id=post_id), 303)
+
+
+@bp.get("/posts/<id:post_id>/autosave")
+def autosave_offer(post_id: int) -> Response:
+    """The offer of an autosave newer than the post's last save (autosave.js shows it as the
+    editor opens), or 204 when there is none."""
+    post = post_or_404(post_id)
+    newer = revisions.autosave_after(post.id, post.modified_at)
+    if newer is None:
+        return current_app.response_class(status=204)
+    return htmx.render(
+        "editor/revisions.html",
+        "autosave_offer",
+        post=post,
+        offered=newer,
+        form=ConfirmForm(),
+    )
+
+
+@bp.post("/posts/<id:post_id>/autosave")
+def autosave(post_id: int) -> Response:
+    """Keep the text being typed as an "autosave" revision (204): the post, what readers
+    see and every cached page stay exactly as they were."""
+    form_id = request.form.get("post_id")
+    if form_id is not None and form_id != str(post_id):
+        abort(400, description="This form belongs to another post. Reload the page.")
+    post = post_or_404(post_id)
+    form = PostForm()
+    text = _form_text(form)
+    if text.too_long() is not None or len(text.body) > BODY_MAX:
+        abort(422, description="This text is too long to autosave; save it to see why.")
+    revisions.record_text(
+        post.id,
+        text,
+        revisions.AUTOSAVE,
+        editor_name=current_user.name,
+        lock_version=_sent_version(form),
+    )
+    db.session.commit()
+    return current_app.response_class(status=204)
 
 
 # Refusals ----------------------------------------------------------------------------------

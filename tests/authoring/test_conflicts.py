@@ -1,0 +1,195 @@
+"""Two editors, one post: the 409's diff and its three ways on, none of which loses a text."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from blog.extensions import db
+from blog.models import Post, PostRevision
+from tests.authoring.test_auth import editor_client, log_in_as, make_editor, page
+from tests.authoring.test_editor import HX_EDITOR, create, current_form, save, stored
+
+__all__ = ["editor_client"]
+
+THEIRS = "Shared opening.\nGrace's middle line.\nShared ending."
+MINE = "Shared opening.\nAda's middle line.\nShared ending."
+ORIGINAL = "Shared opening.\nThe first middle line.\nShared ending."
+
+
+def recoverable(app: Flask, post_id: int) -> list[str]:
+    """Every body the post and its revisions hold, in CR-free form."""
+    with app.app_context():
+        bodies = list(
+            db.session.scalars(
+                sa.select(PostRevision.body_markdown).where(PostRevision.post_id == post_id)
+            )
+        )
+        post = db.session.get(Post, post_id)
+        if post is not None:
+            bodies.append(post.body_markdown)
+    return [body.replace("\r\n", "\n") for body in bodies]
+
+
+def kinds(app: Flask, post_id: int) -> list[tuple[str, str, str]]:
+    """(kind, editor, body) of each revision of the post, oldest first."""
+    with app.app_context():
+        rows = db.session.execute(
+            sa.select(PostRevision.kind, PostRevision.editor_name, PostRevision.body_markdown)
+            .where(PostRevision.post_id == post_id)
+            .order_by(PostRevision.id)
+        )
+        return [tuple(row) for row in rows]
+
+
+@pytest.fixture
+def conflict(app: Flask, editor_client: FlaskClient):
+    """Ada opens the post, Grace saves her version, Ada's save comes back as a 409.
+
+    Returns the post id, Ada's form as the 409 left it, and the 409 response."""
+    post_id = create(editor_client, title="Shared post", body=ORIGINAL)
+    mine = current_form(editor_client, post_id)
+    grace = app.test_client()
+    log_in_as(grace, make_editor(app, "grace@example.com", name="Grace"))
+    assert save(grace, post_id, body=THEIRS, title="Grace's title").status_code == 303
+    mine |= {"body": MINE, "summary": "Ada's summary."}
+    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    assert response.status_code == 409
+    soup = page(response)
+    mine["lock_version"] = soup.select_one("#lock_version")["value"]
+    mine["csrf_token"] = soup.select_one('input[name="csrf_token"]')["value"]
+    return post_id, mine, response
+
+
+def test_the_409_shows_a_marked_diff_of_theirs_against_mine(app, conflict):
+    """Their lines are marked removed, mine added, and the changed fields are listed."""
+    _post_id, _mine, response = conflict
+    soup = page(response)
+    diff = soup.select_one("#conflict-diff")
+    assert [d.get_text(strip=True) for d in diff.select("del")] == ["removed:−Grace's middle line."]
+    assert [i.get_text(strip=True) for i in diff.select("ins")] == ["added:+Ada's middle line."]
+    fields = {
+        row.th.text: [cell.text for cell in row.select("td")]
+        for row in soup.select("#conflict-fields tbody tr")
+    }
+    assert fields["Title"] == ["Grace's title", "Shared post"]
+    assert fields["Summary"] == ["—", "Ada's summary."]
+    assert "Body" not in fields
+    for button, action in (
+        ("#keep-theirs-button", "keep-theirs"),
+        ("#take-mine-button", "take-mine"),
+    ):
+        found = soup.select_one(button)
+        assert found["form"] == "post-form" and found["value"] == action
+        assert found["name"] == "action" and found["type"] == "submit"
+
+
+def test_my_text_is_kept_the_moment_the_409_answers(app, conflict):
+    """Even if Ada now closes the tab, her text is in the history as a conflict revision."""
+    post_id, _mine, response = conflict
+    assert kinds(app, post_id) == [
+        ("save", "Ada Example", ORIGINAL),
+        ("save", "Grace", THEIRS),
+        ("conflict", "Ada Example", MINE),
+    ]
+    history_link = page(response).select_one(".conflict a[href*='/revisions']")["href"]
+    assert f"/editor/posts/{post_id}/revisions?revision=" in history_link
+    assert stored(app, post_id).body_markdown == THEIRS
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_keep_theirs_shows_theirs_and_keeps_mine_recoverable(app, editor_client, conflict, htmx):
+    """The editor gets their version; mine, edited after the 409 too, stays in the history."""
+    post_id, mine, _response = conflict
+    mine |= {"action": "keep-theirs", "body": MINE + "\nOne more line of mine."}
+    headers = HX_EDITOR if htmx else {}
+    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=headers)
+    if htmx:
+        assert response.status_code == 200
+        soup = page(response)
+    else:
+        assert response.status_code == 303
+        assert response.headers["Location"] == f"/editor/posts/{post_id}"
+        soup = page(editor_client.get(response.headers["Location"]))
+    assert soup.select_one("#body").text.strip() == THEIRS
+    assert soup.select_one("#title")["value"] == "Grace's title"
+    assert soup.select_one("#lock_version")["value"] == "2"
+    assert soup.select_one(".conflict") is None
+    assert "Yours is kept in the history" in soup.get_text()
+    post = stored(app, post_id)
+    assert post.body_markdown == THEIRS and post.lock_version == 2
+    bodies = recoverable(app, post_id)
+    assert THEIRS in bodies and MINE in bodies and MINE + "\nOne more line of mine." in bodies
+    assert kinds(app, post_id)[-1] == ("conflict", "Ada Example", MINE + "\nOne more line of mine.")
+
+
+def test_keep_theirs_twice_records_mine_once(app, editor_client, conflict):
+    """Pressing it again with the same text adds no second copy."""
+    post_id, mine, _response = conflict
+    mine["action"] = "keep-theirs"
+    for _ in range(2):
+        editor_client.post(f"/editor/posts/{post_id}", data=mine)
+    assert [kind for kind, _who, _body in kinds(app, post_id)].count("conflict") == 1
+
+
+def test_take_mine_saves_mine_and_keeps_theirs_recoverable(app, editor_client, conflict):
+    """Mine replaces theirs at the stored lock version; theirs is a revision already."""
+    post_id, mine, _response = conflict
+    mine["action"] = "take-mine"
+    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    assert response.status_code == 200
+    post = stored(app, post_id)
+    assert post.body_markdown == MINE and post.lock_version == 3
+    assert post.title == "Shared post" and post.summary == "Ada's summary."
+    assert THEIRS in recoverable(app, post_id)
+    assert kinds(app, post_id)[-1] == ("save", "Ada Example", MINE)
+    assert ("save", "Grace", THEIRS) in kinds(app, post_id)
+
+
+def test_take_mine_after_yet_another_save_is_a_409_again(app, editor_client, conflict):
+    """A third editor saving meanwhile is not overwritten: another 409, nothing lost."""
+    post_id, mine, _response = conflict
+    third = app.test_client()
+    log_in_as(third, make_editor(app, "lin@example.com", name="Lin"))
+    assert save(third, post_id, body="Lin's body.").status_code == 303
+    mine["action"] = "take-mine"
+    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    assert response.status_code == 409
+    assert stored(app, post_id).body_markdown == "Lin's body."
+    bodies = recoverable(app, post_id)
+    assert {THEIRS, MINE, "Lin's body."} <= set(bodies)
+
+
+def test_merging_in_the_form_then_saving_keeps_both_originals(app, editor_client, conflict):
+    """A hand merge is saved as usual; both texts it came from stay recoverable."""
+    post_id, mine, _response = conflict
+    merged = "Shared opening.\nGrace's middle line.\nAda's middle line.\nShared ending."
+    mine["body"] = merged
+    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    assert response.status_code == 200
+    assert stored(app, post_id).body_markdown == merged
+    bodies = recoverable(app, post_id)
+    assert THEIRS in bodies and MINE in bodies and merged in bodies
+
+
+def test_a_conflict_revision_can_be_restored_later(app, editor_client, conflict):
+    """Keeping theirs is not final: mine comes back from the history as a new save."""
+    post_id, mine, _response = conflict
+    mine["action"] = "keep-theirs"
+    editor_client.post(f"/editor/posts/{post_id}", data=mine)
+    with app.app_context():
+        set_aside = db.session.scalar(
+            sa.select(PostRevision.id).where(
+                PostRevision.post_id == post_id, PostRevision.kind == "conflict"
+            )
+        )
+    soup = page(editor_client.get(f"/editor/posts/{post_id}/revisions?revision={set_aside}"))
+    assert "Set aside in a conflict" in soup.select_one(f"#revision-{set_aside}").text
+    form = soup.select_one("#revision-detail form")
+    data = {field["name"]: field["value"] for field in form.select("input")}
+    assert editor_client.post(form["action"], data=data).status_code == 303
+    post = stored(app, post_id)
+    assert post.body_markdown == MINE and post.lock_version == 3
+    assert THEIRS in recoverable(app, post_id)
