@@ -16,7 +16,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, Optional, Regexp, ValidationError
+from wtforms.validators import DataRequired, Optional, Regexp, ValidationError
 
 from blog.authoring.store import TOPIC_SLUG_MAX, clean_text, slug_for, topic_slug
 from blog.models import DRAFT, PUBLISHED
@@ -24,6 +24,20 @@ from blog.models import DRAFT, PUBLISHED
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_TOPICS = 8
 MAX_TOPIC_NAME = 80
+
+# The longest text each field takes, in characters (Unicode code points, counted after the
+# filters below, as the store keeps them). Title and alt text fit their columns (String(300),
+# String(500)). The body stays well under the request's limit on one text field
+# (MAX_FORM_MEMORY_SIZE, 500 KB by default), so an ASCII body over it gets a 422 that says so
+# rather than the request-size 413.
+TITLE_MAX = 300
+SLUG_MAX = 200
+SUMMARY_MAX = 600
+BODY_MAX = 200_000
+IMAGE_ALT_MAX = 500
+AUTHOR_MAX = 120
+EMAIL_MAX = 254
+PASSWORD_MAX = 1024
 
 
 def _strip(value: str | None) -> str | None:
@@ -39,6 +53,29 @@ def _printable(value: str | None) -> str | None:
 def _unix_newlines(value: str | None) -> str | None:
     """Browsers send textarea lines ending in CR LF; the store keeps LF only."""
     return value.replace("\r\n", "\n").replace("\r", "\n") if isinstance(value, str) else value
+
+
+class Limit:
+    """At most `limit` characters, with a message naming the field, the limit and the length.
+
+    Unlike WTForms' Length it sets no `maxlength` flag: a browser would cut longer text
+    silently, and the editor would lose words without being told. The server is the judge.
+    """
+
+    field_flags: dict[str, object] = {}
+
+    def __init__(self, limit: int, name: str) -> None:
+        self.limit = limit
+        self.name = name
+
+    def __call__(self, form: FlaskForm, field: Field) -> None:
+        """Refuse text longer than the limit, saying by how much."""
+        length = len(field.data or "")
+        if length > self.limit:
+            raise ValidationError(
+                f"{self.name} is {length:,} characters long; "
+                f"the limit is {self.limit:,} characters."
+            )
 
 
 def topic_names(raw: str | None) -> list[str]:
@@ -60,11 +97,18 @@ class LoginForm(FlaskForm):
 
     email = EmailField(
         "Email",
-        validators=[DataRequired(message="Enter your email address."), Length(max=254)],
+        validators=[
+            DataRequired(message="Enter your email address."),
+            Limit(EMAIL_MAX, "The email address"),
+        ],
         filters=[_printable, _strip],
     )
     password = PasswordField(
-        "Password", validators=[DataRequired(message="Enter your password."), Length(max=1024)]
+        "Password",
+        validators=[
+            DataRequired(message="Enter your password."),
+            Limit(PASSWORD_MAX, "The password"),
+        ],
     )
     next = HiddenField()
 
@@ -76,14 +120,17 @@ class PostForm(FlaskForm):
     # of nothing else is empty, and lengths count what will be kept.
     title = StringField(
         "Title",
-        validators=[DataRequired(message="Give the post a title."), Length(max=300)],
+        validators=[
+            DataRequired(message="Give the post a title."),
+            Limit(TITLE_MAX, "The title"),
+        ],
         filters=[_printable, _strip],
     )
     slug = StringField(
         "Address",
         validators=[
             Optional(),
-            Length(max=200),
+            Limit(SLUG_MAX, "The address"),
             Regexp(
                 SLUG_PATTERN,
                 message="Use lower-case letters, digits and single hyphens, like my-first-post.",
@@ -97,13 +144,19 @@ class PostForm(FlaskForm):
         filters=[_printable, _strip],
     )
     summary = TextAreaField(
-        "Summary", validators=[Length(max=600)], filters=[_unix_newlines, _printable, _strip]
+        "Summary",
+        validators=[Limit(SUMMARY_MAX, "The summary")],
+        filters=[_unix_newlines, _printable, _strip],
     )
     body = TextAreaField(
-        "Body", validators=[Length(max=200_000)], filters=[_unix_newlines, _printable]
+        "Body", validators=[Limit(BODY_MAX, "The body")], filters=[_unix_newlines, _printable]
     )
     image = FileField("Illustration")
-    image_alt = StringField("Alt text", validators=[Length(max=500)], filters=[_printable, _strip])
+    image_alt = StringField(
+        "Alt text",
+        validators=[Limit(IMAGE_ALT_MAX, "The alt text")],
+        filters=[_printable, _strip],
+    )
     remove_image = BooleanField("Remove the image (the post shows its generated drawing)")
     # The hash of an image uploaded with an earlier, refused submission of this form.
     kept_image = HiddenField()
@@ -122,7 +175,7 @@ class PostForm(FlaskForm):
     keep_updated_date = BooleanField("Minor fix: keep the “Updated” date as it is")
     author = StringField(
         "Author",
-        validators=[DataRequired(message="Name the author."), Length(max=120)],
+        validators=[DataRequired(message="Name the author."), Limit(AUTHOR_MAX, "The author")],
         filters=[_printable, _strip],
     )
     # The post this form edits and the version it was loaded at: a save carries both.
