@@ -52,7 +52,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from blog.authoring import auth, editor, images
     from blog.extensions import db, htmx, migrate
     from blog.reading import feeds, pictures, search, seo, views
-    from blog.web import errors, headers, pagecache, security, static, templating, versions
+    from blog.web import errors, headers, hosts, pagecache, security, static, templating, versions
     from blog.web.converters import RowIdConverter
 
     # Before any route is added: every id in a URL goes through the one converter.
@@ -83,11 +83,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(images.bp)
     # The WSGI layers around Flask, innermost first: responses that set a cookie are marked
     # no-store once every cookie is known; kept pages are answered before Flask runs; the
-    # proxy fix, outermost, tells both the client's real scheme and address.
+    # proxy fix tells both the client's real scheme and address; outermost, a request for a
+    # host the site does not have is refused.
     wsgi: Any = headers.NoStoreWithCookies(app.wsgi_app)
     wsgi = pagecache.init_app(app, wsgi, views.KEPT_ROUTES)
     if app.config["TRUSTED_PROXIES"]:
         hops = app.config["TRUSTED_PROXIES"]
         wsgi = ProxyFix(wsgi, x_for=hops, x_proto=hops)
-    app.wsgi_app = wsgi  # type: ignore[method-assign]
+    app.wsgi_app = hosts.init_app(app, wsgi)  # type: ignore[method-assign]
     return app

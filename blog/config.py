@@ -63,6 +63,10 @@ class Config:
     # How many reverse proxies sit in front of the app: their X-Forwarded-For/-Proto headers
     # are trusted for the client address (login rate limits) and the scheme (secure cookies).
     TRUSTED_PROXIES = _env_int("TRUSTED_PROXIES", 0, 0, 10)
+    # Host names requests may name, comma-separated; unset, SITE_URL's (blog/web/hosts.py).
+    SITE_HOSTS = [
+        n.strip() for n in os.environ.get("SITE_HOSTS", "").split(",") if n.strip()
+    ] or None
 
     # Strict-Transport-Security max-age, sent only on answers to requests made over HTTPS.
     HSTS_MAX_AGE = _env_int("HSTS_MAX_AGE", 31_536_000, 0, 63_072_000)
