@@ -7,10 +7,13 @@ It builds a throwaway database (demo posts and 8 editor accounts), serves the bl
 gunicorn (4 sync workers) on 127.0.0.1, and then, at the same time, 32 readers browse
 listings, topic pages, "read more" fragments, posts, search and feeds while 8 editors log in
 and save 500 new posts and 500 edits through the real authoring routes (half of the saves as
-htmx requests, half as plain form posts). A reads-only phase first gives the baseline.
+htmx requests, half as plain form posts). Editors also delete posts and write new ones while
+a tab is still open on the deleted post, then save from that old tab (80 times in all). A
+reads-only phase first gives the baseline.
 
 Pass: no 5xx and no failed request, every acknowledged save is in the database once with its
-last saved text, and the server log holds no "database is locked" and no unhandled error.
+last saved text and has its revision, no save from an old tab landed anywhere (each is a 410),
+and the server log holds no "database is locked" and no unhandled error.
 The run is bounded (--max-seconds, 180 by default) and cleans up after itself; it talks to
 127.0.0.1 only. The exit status is 0 on a pass, 1 otherwise.
 """
@@ -266,6 +269,7 @@ CSRF = re.compile(
     r'name="csrf-token" content="([^"]+)"|name="csrf_token" type="hidden" value="([^"]+)"'
 )
 LOCK_VERSION = re.compile(r'name="lock_version" type="hidden" value="(\d+)"')
+POST_ID = re.compile(r'name="post_id" type="hidden" value="(\d+)"')
 PUBLISHED_AT = re.compile(r'name="published_at" type="datetime-local" value="([^"]*)"')
 SLUG_IN_SITEMAP = re.compile(r"<loc>[^<]*/posts/([a-z0-9-]+)</loc>")
 TOPIC_IN_SITEMAP = re.compile(r"<loc>[^<]*/topics/([a-z0-9-]+)</loc>")
@@ -383,13 +387,18 @@ class Saved:
 
 @dataclass
 class EditorPlan:
-    """One editor's share of the work."""
+    """One editor's share of the work, and what the server acknowledged."""
 
     email: str
     creates: int
     edits: int
     seed: int
+    stale_tabs: int = 0
     saved: dict[int, Saved] = field(default_factory=dict)
+    # Every acknowledged save: (post id, lock version it stored, body), for the revisions.
+    acknowledged: list[tuple[int, int, str]] = field(default_factory=list)
+    # Saves sent from a tab open on a deleted post: (status, unique text they carried).
+    stale_saves: list[tuple[int, str]] = field(default_factory=list)
 
 
 def post_fields(title: str, body: str, author: str, topics: str, **extra: str) -> dict[str, str]:
@@ -433,8 +442,17 @@ def editor(port: int, plan: EditorPlan, shared: Shared, tally: Tally, run: str, 
     except (OSError, http.client.HTTPException, RuntimeError) as error:
         tally.add("login", None, f"login: {error!r}")
         return
-    creates, edits = plan.creates, plan.edits
-    while (creates or edits) and not shared.stop.is_set():
+    creates, edits, stale_tabs = plan.creates, plan.edits, plan.stale_tabs
+    while (creates or edits or stale_tabs) and not shared.stop.is_set():
+        if stale_tabs and plan.saved and (not (creates or edits) or rng.random() < 0.15):
+            stale_tabs -= 1
+            try:
+                _stale_tab(browser, plan, shared, tally, run, n, rng)
+            except (OSError, http.client.HTTPException, AttributeError, RuntimeError) as error:
+                tally.add("stale tab", None, f"editor {n}: {error!r}")
+            continue
+        if not (creates or edits):
+            break  # old tabs left, but no post of this editor's to open them on
         create = creates and (not plan.saved or not edits or rng.random() < 0.5)
         htmx = rng.random() < 0.5
         topics = ", ".join([*rng.sample(TOPICS, 2), f"Soak shared {rng.randint(1, 4)}"])
@@ -454,6 +472,7 @@ def editor(port: int, plan: EditorPlan, shared: Shared, tally: Tally, run: str, 
                 if post_id is not None:
                     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
                     plan.saved[post_id] = Saved(post_id, slug, title, body)
+                    plan.acknowledged.append((post_id, 1, body))
                     shared.add_slug(slug)
             else:
                 edits -= 1
@@ -478,8 +497,54 @@ def editor(port: int, plan: EditorPlan, shared: Shared, tally: Tally, run: str, 
                 tally.add("edit", save_answer, _save_problem("edit", save_answer, post_id))
                 if post_id is not None:
                     saved.title, saved.body, saved.saves = title, body, saved.saves + 1
+                    plan.acknowledged.append((post_id, saved.saves, body))
         except (OSError, http.client.HTTPException, AttributeError, RuntimeError) as error:
             tally.add("create" if create else "edit", None, f"editor {n}: {error!r}")
+
+
+def _stale_tab(
+    browser: Browser,
+    plan: EditorPlan,
+    shared: Shared,
+    tally: Tally,
+    run: str,
+    n: int,
+    rng: random.Random,
+) -> None:
+    """Open one of this editor's posts in a tab, delete the post, write a new one (which
+    would take the deleted id where ids are reused), then save from the old tab: the save
+    must be a 410 and land nowhere. The new post counts as an extra acknowledged save."""
+    saved = plan.saved.pop(rng.choice(list(plan.saved)))
+    tab = browser.get(f"/editor/posts/{saved.post_id}")
+    tally.add("editor page", tab)
+    confirm = browser.get(f"/editor/posts/{saved.post_id}/delete")
+    deleted = browser.post_form(
+        f"/editor/posts/{saved.post_id}/delete", {"csrf_token": csrf_of(confirm.text)}
+    )
+    tally.add("delete", deleted, None if deleted.status == 303 else f"delete: {deleted.status}")
+    title = f"Soak {run} editor {n} written after a delete {len(plan.stale_saves)}"
+    body = body_text(title, 1, rng)
+    form_page = browser.get("/editor/posts/new")
+    fields = post_fields(title, body, f"Soak Editor {n}", "Databases",
+                         csrf_token=csrf_of(form_page.text))  # fmt: skip
+    answer, post_id = _save(browser, "/editor/posts/new", fields, rng.random() < 0.5)
+    tally.add("create", answer, _save_problem("create", answer, post_id))
+    if post_id is not None:
+        slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+        plan.saved[post_id] = Saved(post_id, slug, title, body)
+        plan.acknowledged.append((post_id, 1, body))
+        shared.add_slug(slug)
+    page = tab.text
+    marker = f"stale-{run}-{uuid.uuid4().hex}"
+    stale = post_fields(
+        saved.title, f"Typed in an old tab: {marker}", f"Soak Editor {n}", "Databases",
+        slug=saved.slug, csrf_token=csrf_of(page), post_id=POST_ID.search(page).group(1),
+        lock_version=LOCK_VERSION.search(page).group(1),
+    )  # fmt: skip
+    headers = {"HX-Request": "true", "HX-Target": "post-editor", "X-CSRFToken": stale["csrf_token"]}
+    old = browser.post_form(f"/editor/posts/{saved.post_id}", stale, headers)
+    tally.add("stale save", old, None if old.status == 410 else f"stale save: {old.status}")
+    plan.stale_saves.append((old.status, marker))
 
 
 def _save(browser: Browser, path: str, fields: dict, htmx: bool) -> tuple[Answer, int | None]:
@@ -522,6 +587,21 @@ def check_store(database_url: str, plans: list[EditorPlan], run: str) -> dict[st
             ),
             {"p": f"Soak {run} %"},
         ).all()
+        revisions = {
+            (row.post_id, row.lock_version, row.body_markdown)
+            for row in connection.execute(
+                sa.text("SELECT post_id, lock_version, body_markdown FROM post_revisions")
+            )
+        }
+        stale_landed = [
+            marker
+            for plan in plans
+            for _, marker in plan.stale_saves
+            if connection.execute(
+                sa.text("SELECT count(*) FROM posts WHERE body_markdown LIKE :m"),
+                {"m": f"%{marker}%"},
+            ).scalar()
+        ]
         integrity = None
         if engine.dialect.name == "sqlite":
             integrity = connection.exec_driver_sql("PRAGMA integrity_check").scalar()
@@ -541,9 +621,16 @@ def check_store(database_url: str, plans: list[EditorPlan], run: str) -> dict[st
                 saved.body,
                 saved.saves,
             ):
-                stale.append(saved.title)
+                stale.append(f"{saved.title}: version {row.lock_version}, not {saved.saves}")
     unacknowledged = len(rows) - acknowledged
+    saves = [save for plan in plans for save in plan.acknowledged]
+    old_tab = [status for plan in plans for status, _ in plan.stale_saves]
     return {
+        "saves acknowledged": len(saves),
+        "revisions lost": [save[:2] for save in saves if save not in revisions],
+        "old-tab saves": len(old_tab),
+        "old-tab saves not refused with 410": [status for status in old_tab if status != 410],
+        "old-tab saves stored in a post": stale_landed,
         "posts acknowledged": acknowledged,
         "posts stored": len(rows),
         "lost": lost,
@@ -618,12 +705,13 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
             shared.stop.clear()
             writes = Tally()
             plans = [
-                EditorPlan(email, creates, edits, args.seed * 1000 + n)
-                for n, (email, creates, edits) in enumerate(
+                EditorPlan(email, creates, edits, args.seed * 1000 + n, stale_tabs)
+                for n, (email, creates, edits, stale_tabs) in enumerate(
                     zip(
                         emails,
                         split(args.posts, args.editors),
                         split(args.edits, args.editors),
+                        split(args.stale_tabs, args.editors),
                         strict=True,
                     )
                 )
@@ -655,7 +743,7 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
         problems = server.problems()
 
     read_kinds = None
-    saves = {"create", "edit"}
+    saves = {"create", "edit", "stale save"}
     server_errors = sum(
         n
         for status, n in (reads_alone.statuses + reads_during.statuses + writes.statuses).items()
@@ -664,7 +752,8 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
     results = {
         "database": args.db,
         "load": f"{args.workers} gunicorn workers, {args.readers} readers, {args.editors} editors, "
-        f"{args.posts} new posts + {args.edits} edits, {os.cpu_count()} CPU cores",
+        f"{args.posts} new posts + {args.edits} edits + {args.stale_tabs} old-tab saves, "
+        f"{os.cpu_count()} CPU cores",
         "reads alone": summary_of(reads_alone, read_kinds, args.baseline_seconds),
         "reads while writing": summary_of(reads_during, read_kinds, write_seconds),
         "saves": summary_of(writes, saves, write_seconds),
@@ -675,8 +764,7 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
         ),
         "5xx": server_errors,
         "failed requests": reads_alone.failures + reads_during.failures + writes.failures,
-        "saves acknowledged": sum(len(plan.saved) for plan in plans)
-        + sum(plan.saved[k].saves - 1 for plan in plans for k in plan.saved),
+        "saves acknowledged": store["saves acknowledged"],
         "out of time": out_of_time,
         "server log": dict(problems),
         "store": store,
@@ -693,7 +781,11 @@ def soak(args: argparse.Namespace) -> dict[str, object]:
         and not store["duplicated"]
         and store["stored without acknowledgement"] == 0
         and store["posts acknowledged"] == args.posts
-        and results["saves acknowledged"] == args.posts + args.edits
+        and results["saves acknowledged"] == args.posts + args.edits + args.stale_tabs
+        and not store["revisions lost"]
+        and store["old-tab saves"] == args.stale_tabs
+        and not store["old-tab saves not refused with 410"]
+        and not store["old-tab saves stored in a post"]
         and store["integrity_check"] in (None, "ok")
         and not any(problems.values())
     )
@@ -727,6 +819,12 @@ def print_report(results: dict[str, object]) -> None:
         f"unacknowledged {store['stored without acknowledgement']}, "
         f"integrity_check {store['integrity_check']}"
     )
+    print(
+        f"  old-tab saves: {store['old-tab saves']}, not refused with 410: "
+        f"{len(store['old-tab saves not refused with 410'])}, stored in a post: "
+        f"{len(store['old-tab saves stored in a post'])}; revisions lost: "
+        f"{len(store['revisions lost'])}"
+    )
     print(f"  server log: {results['server log']}")
     print(f"  {'PASS' if results['passed'] else 'FAIL'}")
 
@@ -740,6 +838,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--editors", type=int, default=8)
     parser.add_argument("--posts", type=int, default=500, help="new posts saved by the editors")
     parser.add_argument("--edits", type=int, default=500, help="edits saved by the editors")
+    parser.add_argument(
+        "--stale-tabs", type=int, default=80, help="saves from a tab open on a deleted post"
+    )
     parser.add_argument("--baseline-seconds", type=float, default=15, help="reads-only phase")
     parser.add_argument("--max-seconds", type=float, default=180, help="bound on the whole load")
     parser.add_argument("--seed", type=int, default=9)
