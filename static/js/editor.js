@@ -25,6 +25,46 @@
     if (box) box.textContent = message;
   }
 
+  function form() {
+    return document.getElementById("post-form");
+  }
+
+  // Whether an htmx event belongs to a save: the editor form made the request. (The swap
+  // events' own `elt` is the element swapped into, so ask the request's settings first.)
+  function fromForm(event) {
+    var detail = event.detail || {};
+    var elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
+    return !!elt && elt.id === "post-form";
+  }
+
+  // The status beside the Save button. A problem is spoken at once (role=alert) and takes
+  // focus, since the editor has to act on it; success is spoken politely.
+  function status(message, problem, html) {
+    var box = document.getElementById("save-status");
+    if (!box) return;
+    box.setAttribute("role", problem ? "alert" : "status");
+    box.setAttribute("aria-live", problem ? "assertive" : "polite");
+    box.classList.toggle("save-status-problem", !!problem);
+    box.classList.toggle("save-status-saved", !problem && !!message);
+    if (html) {
+      box.innerHTML = html;
+    } else {
+      box.textContent = "";
+      if (message) {
+        var line = document.createElement("p");
+        line.textContent = message;
+        box.appendChild(line);
+      }
+    }
+    if (problem && message) box.focus();
+  }
+
+  // A save's refusal: in the alert box at the top and beside Save.
+  function refuse(message) {
+    say(message);
+    status(message, true);
+  }
+
   function megabytes(bytes) {
     return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "") + " MB";
   }
@@ -37,7 +77,15 @@
   });
 
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.detail.elt && event.detail.elt.id === "post-form") say("");
+    if (!fromForm(event)) return;
+    var oversized = oversizedFile(event.detail.elt);
+    if (oversized) {
+      event.preventDefault();
+      refuseFile(oversized);
+      return;
+    }
+    say("");
+    status("Saving…", false);
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {
@@ -54,25 +102,322 @@
       event.detail.isError = false;
       return;
     }
-    say("The server could not handle that (error " + xhr.status + "). Nothing on this page " +
-        "was lost: try again in a moment.");
+    var message = "The server could not handle that (error " + xhr.status + "). Nothing on " +
+        "this page was lost: try again in a moment.";
+    if (fromForm(event)) refuse(message); else say(message);
   });
 
-  document.addEventListener("htmx:sendError", function () {
-    say("The server could not be reached. Nothing on this page was lost: check the " +
-        "connection and try again.");
+  // A save refused with an alert (logged out, too large, token expired): the alert box got
+  // it from htmx; the editor is looking at the Save button, so it goes there too.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (!fromForm(event) || event.detail.target.id !== "editor-alert") return;
+    var box = document.getElementById("editor-alert");
+    status(box.textContent.trim(), true, box.innerHTML);
   });
 
-  // An image over the limit is refused by the server anyway; say so before uploading it.
+  document.addEventListener("htmx:sendError", function (event) {
+    var message = "The server could not be reached. Nothing on this page was lost: check " +
+        "the connection and try again.";
+    if (fromForm(event)) refuse(message); else say(message);
+  });
+
+  // Images -----------------------------------------------------------------------------------
+
+  function fileTooBig(input) {
+    var limit = Number(input.getAttribute("data-max-bytes"));
+    var file = input.files && input.files[0];
+    return file && limit && file.size > limit ? { input: input, file: file, limit: limit } : null;
+  }
+
+  function oversizedFile(root) {
+    var inputs = root.querySelectorAll('input[type="file"][data-max-bytes]');
+    for (var i = 0; i < inputs.length; i++) {
+      var found = fileTooBig(inputs[i]);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  // The message beside the file field (created once, tied to the field for screen readers).
+  function fileMessage(input, text) {
+    var id = input.id + "-size-error";
+    var line = document.getElementById(id);
+    if (!line && text) {
+      line = document.createElement("p");
+      line.id = id;
+      line.className = "field-errors";
+      input.insertAdjacentElement("afterend", line);
+      var described = (input.getAttribute("aria-describedby") || "").split(" ");
+      if (described.indexOf(id) === -1) described.push(id);
+      input.setAttribute("aria-describedby", described.join(" ").trim());
+    }
+    if (!line) return;
+    line.textContent = text;
+    line.hidden = !text;
+    if (text) input.setAttribute("aria-invalid", "true");
+    else if (!input.closest(".field-invalid")) input.removeAttribute("aria-invalid");
+  }
+
+  // An image over the limit is refused by the server anyway: refuse it here, before it is
+  // uploaded, and say so beside the file field and beside Save. The choice is undone (the
+  // form would not save with it), never silently: the message names the file.
+  function refuseFile(found) {
+    var text = "“" + found.file.name + "” is " + megabytes(found.file.size) + "; images may " +
+        "be at most " + megabytes(found.limit) + ", so it was not attached. Choose a " +
+        "smaller file.";
+    found.input.value = "";
+    fileMessage(found.input, text);
+    status("Not saved yet: " + text, true);
+  }
+
   document.addEventListener("change", function (event) {
     var input = event.target;
     if (!input.matches || !input.matches('input[type="file"][data-max-bytes]')) return;
-    var limit = Number(input.getAttribute("data-max-bytes"));
-    var file = input.files && input.files[0];
-    if (file && limit && file.size > limit) {
-      say("That image is " + megabytes(file.size) + "; the limit is " + megabytes(limit) +
-          ". Choose a smaller file.");
-      input.value = "";
+    var found = fileTooBig(input);
+    if (found) refuseFile(found);
+    else fileMessage(input, "");
+  });
+
+  // Length counts ----------------------------------------------------------------------------
+
+  // Characters as the server counts them: code points, without the control characters the
+  // store removes, and without the spaces at the ends of fields it trims.
+  function length(value, trim) {
+    if (trim) value = value.trim();
+    var count = 0;
+    for (var i = 0; i < value.length; i++) {
+      var code = value.charCodeAt(i);
+      if (code >= 0xdc00 && code <= 0xdfff && i > 0) {
+        var before = value.charCodeAt(i - 1);
+        if (before >= 0xd800 && before <= 0xdbff) continue;
+      }
+      if (code < 32 && code !== 9 && code !== 10 && code !== 13) continue;
+      if (code === 127) continue;
+      count++;
+    }
+    return count;
+  }
+
+  function grouped(number) {
+    return number.toLocaleString("en-US");
+  }
+
+  // Update one field's "123 / 300"; returns true when its text just went over the limit.
+  function recount(counter) {
+    var input = document.getElementById(counter.getAttribute("data-count-for"));
+    if (!input) return false;
+    var limit = Number(counter.getAttribute("data-limit"));
+    var count = length(input.value, input.id !== "body");
+    var over = count > limit;
+    var was = counter.classList.contains("field-count-over");
+    counter.querySelector(".field-count-value").textContent = grouped(count) + " / " +
+        grouped(limit);
+    counter.querySelector(".field-count-note").textContent = over ?
+        ": " + grouped(count - limit) + " over the limit" : "";
+    counter.classList.toggle("field-count-over", over);
+    return over && !was;
+  }
+
+  var pendingCount = null;
+  function countSoon(input) {
+    var counter = document.getElementById(input.id + "-count");
+    if (!counter || !counter.hasAttribute("data-count-for")) return;
+    if (pendingCount === counter) return;
+    pendingCount = counter;
+    window.requestAnimationFrame(function () {
+      pendingCount = null;
+      if (recount(counter)) {
+        var label = document.querySelector('label[for="' + input.id + '"]');
+        status((label ? label.textContent.trim() : "This field") + " is over its limit of " +
+            grouped(Number(counter.getAttribute("data-limit"))) + " characters: it will not " +
+            "save until it is shorter.", false);
+      }
+    });
+  }
+
+  // Unsaved changes --------------------------------------------------------------------------
+
+  var PREFIX = "fieldnotes:unsaved:";
+  var SKIP = { csrf_token: true, post_id: true, action: true, image: true };
+  var dirty = false;
+  var key = null;
+  var storeTimer = null;
+
+  function storage() {
+    try {
+      return window.localStorage;
+    } catch (error) {
+      return null;  // storage turned off: leaving still asks first
+    }
+  }
+
+  function fieldsOf(target) {
+    var fields = {};
+    target.querySelectorAll("input[name], textarea[name]").forEach(function (input) {
+      if (SKIP[input.name] || input.type === "file" || input.type === "submit") return;
+      if (input.type === "checkbox") fields[input.name] = input.checked;
+      else if (input.type === "radio") {
+        if (input.checked) fields[input.name] = input.value;
+      } else fields[input.name] = input.value;
+    });
+    return fields;
+  }
+
+  // The fields an editor types or picks: hidden ones (the lock version...) do not count.
+  function sameText(kept, target) {
+    var now = fieldsOf(target);
+    return Object.keys(kept).every(function (name) {
+      var input = target.querySelector('[name="' + name + '"]');
+      return (input && input.type === "hidden") || now[name] === kept[name];
+    });
+  }
+
+  function keep() {
+    var box = storage();
+    var target = form();
+    if (!box || !target || !dirty || !key) return;
+    try {
+      box.setItem(PREFIX + key, JSON.stringify({ at: new Date().toISOString(),
+                                                  fields: fieldsOf(target) }));
+    } catch (error) {
+      // Full or refused: the text is still on the page, and leaving asks first.
+    }
+  }
+
+  function keepSoon() {
+    window.clearTimeout(storeTimer);
+    storeTimer = window.setTimeout(keep, 500);
+  }
+
+  function forget(name) {
+    var box = storage();
+    if (box && name) box.removeItem(PREFIX + name);
+  }
+
+  function kept(name) {
+    var box = storage();
+    var raw = box && name ? box.getItem(PREFIX + name) : null;
+    if (!raw) return null;
+    try {
+      var entry = JSON.parse(raw);
+      return entry && entry.fields ? entry : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function restore(entry, target) {
+    Object.keys(entry.fields).forEach(function (name) {
+      var value = entry.fields[name];
+      target.querySelectorAll('[name="' + name + '"]').forEach(function (input) {
+        if (input.type === "checkbox") input.checked = !!value;
+        else if (input.type === "radio") input.checked = input.value === value;
+        else input.value = value;
+        // Counters, the preview and the address hint follow, as if typed.
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+    });
+    dirty = true;
+  }
+
+  // On opening the editor: offer back what this browser kept of unsaved changes.
+  function offer(target) {
+    var box = document.getElementById("draft-offer");
+    var entry = kept(key);
+    if (!box || !entry) return;
+    if (sameText(entry.fields, target)) {
+      forget(key);
+      return;
+    }
+    var when = new Date(entry.at);
+    document.getElementById("draft-offer-text").textContent =
+        "You have unsaved changes from " + when.toLocaleString() + ", kept in this browser.";
+    box.hidden = false;
+    document.getElementById("draft-restore").addEventListener("click", function () {
+      restore(entry, target);
+      box.hidden = true;
+      keep();
+      status("Your unsaved changes are back in the form. They are not saved yet.", false);
+      var first = target.querySelector("#title");
+      if (first) first.focus();
+    });
+    document.getElementById("draft-discard").addEventListener("click", function () {
+      forget(key);
+      box.hidden = true;
+      status("Your unsaved changes were discarded.", false);
+    });
+  }
+
+  // Take the state of a freshly shown editor: saved, refused (still unsaved), or just opened.
+  function settle(opening) {
+    var target = form();
+    if (!target) return;
+    var before = key;
+    key = target.getAttribute("data-draft-key");
+    var outcome = target.getAttribute("data-outcome");
+    target.querySelectorAll("[data-count-for]").forEach(recount);
+    if (outcome === "saved") {
+      dirty = false;
+      forget(before);
+      forget(key);
+    } else if (outcome) {
+      dirty = true;  // the text on the page was refused: it is not stored yet
+      if (before && before !== key) forget(before);
+      keep();
+    } else if (opening) {
+      offer(target);
+    }
+    var shown = document.getElementById("save-status");
+    if (shown && shown.getAttribute("role") === "alert" && shown.textContent.trim()) {
+      shown.focus();
+    } else if (!opening && shown && shown.textContent.trim()) {
+      // A live region swapped in whole may not be spoken: say it again in place.
+      var html = shown.innerHTML;
+      shown.innerHTML = "";
+      window.setTimeout(function () { shown.innerHTML = html; }, 50);
+    }
+  }
+
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (!input.closest || !input.closest("#post-form")) return;
+    countSoon(input);
+    if (event.isTrusted) {
+      dirty = true;
+      keepSoon();
     }
   });
+
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (!input.closest || !input.closest("#post-form") || !event.isTrusted) return;
+    if (input.type === "file") return;  // a chosen file cannot be kept or restored
+    dirty = true;
+    keepSoon();
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.target && event.detail.target.id === "post-editor") settle(false);
+  });
+
+  // Without htmx the Save buttons post the form as a page: leaving that way is saving. (htmx
+  // takes over the submit first and cancels it, so an htmx save is not counted here.)
+  var submitting = false;
+  document.addEventListener("submit", function (event) {
+    if (event.target.id === "post-form" && !event.defaultPrevented) submitting = true;
+  });
+
+  window.addEventListener("beforeunload", function (event) {
+    if (!dirty || submitting) return;
+    keep();
+    event.preventDefault();
+    event.returnValue = "";  // older browsers show the prompt only when this is set
+  });
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { settle(true); });
+  } else {
+    settle(true);
+  }
 })();
