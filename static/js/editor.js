@@ -294,6 +294,15 @@
     if (box && name) box.removeItem(PREFIX + name);
   }
 
+  function forgetAll() {
+    window.clearTimeout(storeTimer);
+    var box = storage();
+    if (!box) return;
+    Object.keys(box).forEach(function (name) {
+      if (name.indexOf(PREFIX) === 0) box.removeItem(name);
+    });
+  }
+
   function kept(name) {
     var box = storage();
     var raw = box && name ? box.getItem(PREFIX + name) : null;
@@ -404,13 +413,20 @@
   // Without htmx the Save buttons post the form as a page: leaving that way is saving. (htmx
   // takes over the submit first and cancels it, so an htmx save is not counted here.)
   var submitting = false;
+  var loggingOut = false;
   document.addEventListener("submit", function (event) {
     if (event.target.id === "post-form" && !event.defaultPrevented) submitting = true;
+    // Logging out from an authoring page leaves no unsaved text behind in this browser
+    // (the page still asks first if this one has some).
+    if (event.target.classList && event.target.classList.contains("logout-form")) {
+      loggingOut = true;
+      forgetAll();
+    }
   });
 
   window.addEventListener("beforeunload", function (event) {
     if (!dirty || submitting) return;
-    keep();
+    if (!loggingOut) keep();
     event.preventDefault();
     event.returnValue = "";  // older browsers show the prompt only when this is set
   });
