@@ -176,8 +176,14 @@ def _crossed_addresses(loaded: list[Loaded]) -> list[Problem]:
     return problems
 
 
-def _store_images(loaded: list[Loaded], progress: bool) -> tuple[dict[str, Image], list[Problem]]:
-    """Check and add each entry's image to the session; the images by post slug."""
+def _store_images(
+    loaded: list[Loaded], folder: Path, progress: bool
+) -> tuple[dict[str, Image], list[Problem]]:
+    """Check and add each entry's image to the session; the images by post slug.
+
+    An image must be a file inside the imported folder once every `..` and link is
+    followed: an import never publishes what else the server can read.
+    """
     pictures: dict[str, Image] = {}
     problems: list[Problem] = []
     by_path: dict[Path, Image] = {}
@@ -187,6 +193,10 @@ def _store_images(loaded: list[Loaded], progress: bool) -> tuple[dict[str, Image
         entry = item.entry
         assert entry.image is not None
         path = (item.source.path.parent / entry.image).resolve()
+        if not path.is_relative_to(folder):
+            message = f"`image`: {entry.image} is outside the imported folder {folder}"
+            problems.append(Problem(item.source.shown, entry.line("image"), message))
+            continue
         image = by_path.get(path)
         if image is None:
             try:
@@ -453,7 +463,8 @@ def import_posts(
         sources, default_topic=default_topic, ignore=ignore, progress=progress
     )
     with _transaction():
-        pictures, image_problems = _store_images(loaded, progress)
+        folder = (root if root.is_dir() else root.parent).resolve()
+        pictures, image_problems = _store_images(loaded, folder, progress)
         claimed, kept = _claimed_addresses(loaded)
         problems += image_problems + _taken_addresses(loaded) + claimed
         if problems:

@@ -80,7 +80,13 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        return terminal_safe(f"{self.path}:{self.line}: {self.message}")
+
+
+def terminal_safe(text: str) -> str:
+    """Text with every character a terminal would act on (escape sequences, carriage
+    returns, bells) written as its Python escape, so a file cannot redraw the screen."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 @dataclass

@@ -266,6 +266,50 @@ def test_bad_image_refuses_the_import_and_keeps_no_image(app, runner, tmp_path):
     assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
 
 
+def test_images_must_sit_inside_the_imported_folder(app, runner, tmp_path):
+    """`..`, an absolute path and a link leading out are refused: an import never publishes
+    a file the server can read elsewhere; a link that stays inside is fine."""
+    site, outside = tmp_path / "site", tmp_path / "private"
+    site.mkdir()
+    outside.mkdir()
+    (outside / "secret.png").write_bytes(picture())
+    (site / "inside.png").write_bytes(picture(colour=(10, 200, 10)))
+    (site / "leads-out.png").symlink_to(outside / "secret.png")
+    (site / "stays-in.png").symlink_to(site / "inside.png")
+    header = "---\ntitle: {}\ndate: 2024-01-01\ntopics: [Databases]\nimage: {}\nimage_alt: x\n---\n"
+    refused = {
+        "up.md": "../private/secret.png",
+        "absolute.md": str(outside / "secret.png"),
+        "link.md": "leads-out.png",
+    }
+    for name, image in refused.items():
+        (site / name).write_text(header.format(name, image))
+    result = run(runner, "import", str(site))
+    assert result.exit_code == 1
+    for name, image in refused.items():
+        assert f"{site / name}:5: `image`: {image} is outside the imported folder" in result.stderr
+    assert counts(app)["images"] == 0
+    for name in refused:
+        (site / name).unlink()
+    (site / "fine.md").write_text(header.format("Fine", "stays-in.png"))
+    assert run(runner, "import", str(site)).exit_code == 0
+    assert counts(app)["images"] == 1
+
+
+def test_problems_never_reach_the_terminal_as_control_characters(runner, tmp_path):
+    """A value in a file is printed with its control characters escaped: an ANSI sequence
+    cannot clear the screen or draw a fake message over the real one."""
+    site = tmp_path / "site"
+    site.mkdir()
+    # YAML's double-quoted escapes put real control characters into the value.
+    trick = '"\\e[2J\\e[HImported 12 posts.\\r\\a"'
+    (site / "trick.md").write_text(f"---\ntitle: Trick\ndraft: {trick}\n---\nBody.\n")
+    result = run(runner, "import", str(site))
+    assert result.exit_code == 1
+    assert not any(char in result.stderr for char in "\x1b\r\x07")
+    assert "\\x1b[2J\\x1b[HImported 12 posts." in result.stderr
+
+
 def test_problems_across_files_are_all_reported(runner):
     """Each problem comes as path:line: message, over every file, in file order."""
     result = run(runner, "import", str(DATA / "invalid"))
