@@ -98,9 +98,20 @@
 
   document.addEventListener("input", typed);
   document.addEventListener("change", typed);
-  // After a save htmx swaps in a fresh form: what it holds is saved, so it is the new start.
-  document.addEventListener("htmx:afterSettle", function () {
-    track(postForm());
+  // htmx swaps in a fresh form after each save. After a save that worked, what it holds is
+  // saved: the new start. After a refused one (422, 409...) it holds unsaved text: that is
+  // sent at the next pause unless the server already holds it.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var form = postForm();
+    if (form === tracked) return;
+    var xhr = event.detail && event.detail.xhr;
+    if (!form || (xhr && xhr.status === 200)) {
+      track(form);
+      return;
+    }
+    tracked = form;
+    clearTimeout(timer);
+    timer = setTimeout(send, IDLE_MS);
   });
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
