@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
@@ -27,6 +28,11 @@ PASSWORD_METHOD = "scrypt:131072:8:1"
 def was_revised(published: datetime | None, updated: datetime | None) -> bool:
     """True when a post was revised after it was first published."""
     return bool(updated and published and updated > published)
+
+
+def new_session_token() -> str:
+    """A fresh random token for an editor's sessions."""
+    return secrets.token_urlsafe(24)
 
 
 def utcnow() -> datetime:
@@ -246,9 +252,20 @@ class Editor(UserMixin, Model):
     password_hash: so.Mapped[str] = so.mapped_column(sa.String(255))
     active: so.Mapped[bool] = so.mapped_column(default=True)
     created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    # Carried by the session cookie and replaced at every login, logout and password change:
+    # a copy of the cookie taken before then no longer opens anything.
+    session_token: so.Mapped[str] = so.mapped_column(sa.String(64), default=new_session_token)
 
     def __repr__(self) -> str:
         return f"<Editor {self.email}>"
+
+    def get_id(self) -> str:
+        """What the session cookie stores: the account and its current session token."""
+        return f"{self.id}:{self.session_token}"
+
+    def end_sessions(self) -> None:
+        """Every session opened so far stops working (the caller commits)."""
+        self.session_token = new_session_token()
 
     @property
     def is_active(self) -> bool:
@@ -258,6 +275,7 @@ class Editor(UserMixin, Model):
     def set_password(self, password: str) -> None:
         """Store a salted scrypt hash of the password, never the password itself."""
         self.password_hash = generate_password_hash(password, method=PASSWORD_METHOD)
+        self.end_sessions()
 
     def check_password(self, password: str) -> bool:
         """True when the password matches the stored hash."""

@@ -13,7 +13,7 @@ from blog.authoring.auth import normalised_email
 from blog.cli import TablesGroup
 from blog.database import begin_write
 from blog.extensions import db
-from blog.models import Editor
+from blog.models import Editor, new_session_token
 
 editors = TablesGroup("editors", help="Editor accounts: who may log in and write.")
 
@@ -151,7 +151,9 @@ def set_password(email: str, password_stdin: bool) -> None:
     """Give an account a new password (asked for twice, never given as an argument)."""
     address = _editor(email).email  # an unknown address is refused before the prompt
     db.session.rollback()
-    editor = _update(address, password_hash=_password_hash(password_stdin))
+    # A new session token too: every session opened with the old password ends.
+    hashed = _password_hash(password_stdin)
+    editor = _update(address, password_hash=hashed, session_token=new_session_token())
     click.echo(f"Set a new password for {editor.email}.")
 
 

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import functools
+import hmac
 import re
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
-from flask import Blueprint, Flask, current_app, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask.wrappers import Response
 from flask_limiter import RateLimitExceeded
 from flask_limiter.util import get_remote_address
@@ -18,6 +28,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring.forms import ConfirmForm, LoginForm
 from blog.authoring.store import clean_text
+from blog.database import begin_write
 from blog.extensions import db, limiter, login_manager
 from blog.models import PASSWORD_METHOD, Editor
 
@@ -123,8 +134,24 @@ def login() -> BaseResponse:
     editor = _editor_for(normalised_email(form.email.data), form.password.data or "")
     if editor is None:
         return _login_page(form, FAILED, WRONG_CREDENTIALS)
-    login_user(editor)
+    _start_session(editor.id)
     return redirect(target, 303)
+
+
+def _start_session(editor_id: int) -> None:
+    """Log the editor in on a new session token, and drop the CSRF token issued before.
+
+    The password check above ran without the write lock (it is slow on purpose); the token
+    is replaced in a short write transaction of its own.
+    """
+    db.session.rollback()
+    begin_write()
+    editor = db.session.get(Editor, editor_id)
+    assert editor is not None
+    editor.end_sessions()
+    db.session.commit()
+    session.pop("csrf_token", None)
+    login_user(editor)
 
 
 @bp.errorhandler(RateLimitExceeded)
@@ -154,6 +181,9 @@ def logout() -> BaseResponse:
     """End the editor's session (a POST with a CSRF token, so no other site can do it)."""
     form = ConfirmForm()
     if form.validate_on_submit():
+        if current_user.is_authenticated:
+            current_user.end_sessions()  # every copy of the cookie ends with this one
+            db.session.commit()
         logout_user()
     return redirect(url_for("public.home"), 303)
 
@@ -166,12 +196,16 @@ def _no_store(response: Response) -> Response:
 
 
 @login_manager.user_loader
-def _load_editor(editor_id: str) -> Editor | None:
-    """The logged-in editor, while their account is still active."""
-    if not editor_id.isdigit():
+def _load_editor(session_id: str) -> Editor | None:
+    """The logged-in editor, while their account is active and the cookie carries the
+    account's current session token (logout, a new login or a new password replace it)."""
+    editor_id, _, token = session_id.partition(":")
+    if not (editor_id.isascii() and editor_id.isdigit()) or len(editor_id) > 9 or not token:
         return None
     editor = db.session.get(Editor, int(editor_id))
-    return editor if editor is not None and editor.is_active else None
+    if editor is None or not editor.is_active:
+        return None
+    return editor if hmac.compare_digest(editor.session_token, token) else None
 
 
 def init_app(app: Flask) -> None:

@@ -60,10 +60,19 @@ def make_editor(
         return editor.id
 
 
+def session_id(app: Flask, editor_id: int) -> str:
+    """What a logged-in session of this editor stores: the id and the current session token."""
+    with app.app_context():
+        editor = db.session.get(Editor, editor_id)
+        assert editor is not None
+        return editor.get_id()
+
+
 def log_in_as(client: FlaskClient, editor_id: int) -> None:
     """Put an editor's login into the client's session (the login form has its own tests)."""
+    value = session_id(client.application, editor_id)
     with client.session_transaction() as session:
-        session["_user_id"] = str(editor_id)
+        session["_user_id"] = value
         session["_fresh"] = True
 
 

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import Author, Editor, Post, Topic
-from tests.authoring.test_auth import csrf_token, log_in_as, make_editor, page
+from tests.authoring.test_auth import csrf_token, log_in_as, make_editor, page, session_id
 from tests.authoring.test_editor import create, current_form, new_post_form
 from tests.conftest import DATABASE, count_queries
 
@@ -360,11 +360,11 @@ WRITER = textwrap.dedent(
     import sys
     from blog import create_app
 
-    editor_id, prefix, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    session_id, prefix, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     app = create_app({"TESTING": True, "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False})
     client = app.test_client()
     with client.session_transaction() as session:
-        session["_user_id"] = str(editor_id)
+        session["_user_id"] = session_id
         session["_fresh"] = True
     codes = []
     for n in range(count):
@@ -383,7 +383,7 @@ def test_two_server_processes_writing_at_once_both_succeed(app, database_url):
     count = 25
     runs = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(editor_id), name, str(count)],
+            [sys.executable, "-c", WRITER, session_id(app, editor_id), name, str(count)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
