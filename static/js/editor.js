@@ -20,8 +20,17 @@
     });
   }
 
-  function say(message) {
+  // The alert box at the top speaks for requests other than saves (the preview, the address
+  // hint); a save's refusal is spoken beside the Save button instead, so it is said once.
+  function alertBox(speaks) {
     var box = document.getElementById("editor-alert");
+    if (box && speaks) box.setAttribute("role", "alert");
+    else if (box) box.removeAttribute("role");
+    return box;
+  }
+
+  function say(message, speaks) {
+    var box = alertBox(speaks !== false);
     if (box) box.textContent = message;
   }
 
@@ -61,7 +70,7 @@
 
   // A save's refusal: in the alert box at the top and beside Save.
   function refuse(message) {
-    say(message);
+    say(message, false);
     status(message, true);
   }
 
@@ -78,13 +87,13 @@
 
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (!fromForm(event)) return;
-    var oversized = oversizedFile(event.detail.elt);
+    var oversized = oversizedFile(form() || event.detail.elt);
     if (oversized) {
       event.preventDefault();
       refuseFile(oversized);
       return;
     }
-    say("");
+    say("", false);
     status("Saving…", false);
   });
 
@@ -98,6 +107,7 @@
     var xhr = event.detail.xhr;
     if (!xhr || xhr.status < 400) return;
     if (xhr.getResponseHeader("HX-Retarget") || FORM_ANSWERS.indexOf(xhr.status) !== -1) {
+      if (xhr.getResponseHeader("HX-Retarget")) alertBox(!fromForm(event));
       event.detail.shouldSwap = true;
       event.detail.isError = false;
       return;

@@ -41,6 +41,26 @@ def write_post(page: Page, title: str, body: str) -> int:
     return int(page.url.rsplit("/", 1)[1])
 
 
+def new_account(live_server: LiveServer, name: str) -> EditorAccount:
+    """An editor account of the test's own, made with `flask editors create`."""
+    account = EditorAccount(
+        f"{name.split()[0].lower()}-{uuid.uuid4().hex[:8]}@example.com",
+        f"a passphrase for {name}",
+        name,
+    )
+    made = live_server.flask(
+        "editors",
+        "create",
+        account.email,
+        "--name",
+        account.name,
+        "--password-stdin",
+        input=account.password + "\n",
+    )
+    assert made.returncode == 0, made.stderr
+    return account
+
+
 def stored(live_server: LiveServer, post_id: int) -> tuple[str, str] | None:
     """A post's title and body as stored, or None once it is gone."""
     with live_server.app.app_context():
@@ -52,10 +72,7 @@ def stored(live_server: LiveServer, post_id: int) -> tuple[str, str] | None:
 
 
 def test_a_post_deleted_in_another_tab_keeps_the_text_and_saves_as_a_new_draft(
-    open_page: OpenPage,
-    live_server: LiveServer,
-    editor_account: EditorAccount,
-    page_watch: PageWatch,
+    open_page: OpenPage, live_server: LiveServer, page_watch: PageWatch
 ) -> None:
     """B types in a draft that A deletes; B's save is a 410 that keeps the text, and
     "Save as a new draft" stores it, leaving A's new post alone."""
@@ -63,8 +80,8 @@ def test_a_post_deleted_in_another_tab_keeps_the_text_and_saves_as_a_new_draft(
     # The 410 is the point; autosave may also hear that the post is gone.
     page_watch.expect_status(404, 410)
     a, b = open_page(), open_page()
-    log_in(a, editor_account)
-    log_in(b, editor_account)
+    log_in(a, new_account(live_server, "Ada Deleter"))
+    log_in(b, new_account(live_server, "Bo Writer"))
     draft_id = write_post(a, f"Shared draft {run}", "First words.")
 
     b.goto(f"/editor/posts/{draft_id}")
@@ -112,19 +129,7 @@ def test_the_editor_is_told_beside_save_and_keeps_unsaved_text_in_the_browser(
     are reported beside Save; unsaved text asks before leaving and is offered back on return."""
     page_watch.expect_status(401, 422)
     # An account of its own: the test ends its session by disabling it.
-    account = EditorAccount(
-        f"told-{uuid.uuid4().hex[:8]}@example.com", "a passphrase of its own", "Tess Told"
-    )
-    made = live_server.flask(
-        "editors",
-        "create",
-        account.email,
-        "--name",
-        account.name,
-        "--password-stdin",
-        input=account.password + "\n",
-    )
-    assert made.returncode == 0, made.stderr
+    account = new_account(live_server, "Tess Told")
     page = open_page()
     log_in(page, account)
     post_id = write_post(page, f"Told beside Save {uuid.uuid4().hex[:8]}", "Saved body.")
