@@ -224,9 +224,9 @@ def delete(post_id: int) -> BaseResponse:
     post = post_or_404(post_id)
     form = ConfirmForm()
     if form.validate_on_submit():
-        title = post.title
-        purge_expired()
         for _ in range(DELETE_TRIES):
+            title = post.title
+            purge_expired()
             try:
                 if move_to_trash(post, current_user.name):
                     db.session.commit()
