@@ -187,6 +187,13 @@ AUTHORING_ROUTES = {
     "editor.delete": ("/editor/posts/{}/delete", ("GET", "POST")),
     "editor.preview": ("/editor/preview", ("POST",)),
     "editor.slug_hint": ("/editor/slug", ("GET",)),
+    "editor.revisions": ("/editor/posts/{0}/revisions", ("GET",)),
+    "editor.restore": ("/editor/posts/{0}/revisions/{0}/restore", ("POST",)),
+    "editor.autosave_offer": ("/editor/posts/{0}/autosave", ("GET",)),
+    "editor.autosave": ("/editor/posts/{0}/autosave", ("POST",)),
+    "editor.trash": ("/editor/trash", ("GET",)),
+    "editor.restore_post": ("/editor/trash/{0}/restore", ("POST",)),
+    "editor.empty_trash": ("/editor/trash/empty", ("GET", "POST")),
 }
 
 

@@ -16,12 +16,23 @@ from tests.authoring.test_editor import create
 __all__ = ["editor_client"]
 
 # Every route that takes an id, with the methods it answers.
+# Every route with an id in its path; {0} stands for each id (a revision's too).
 ID_ROUTES = [
-    ("GET", "/editor/posts/{}"),
-    ("POST", "/editor/posts/{}"),
-    ("GET", "/editor/posts/{}/delete"),
-    ("POST", "/editor/posts/{}/delete"),
+    ("GET", "/editor/posts/{0}"),
+    ("POST", "/editor/posts/{0}"),
+    ("GET", "/editor/posts/{0}/delete"),
+    ("POST", "/editor/posts/{0}/delete"),
+    ("GET", "/editor/posts/{0}/revisions"),
+    ("POST", "/editor/posts/{0}/revisions/{0}/restore"),
+    ("GET", "/editor/posts/{0}/autosave"),
+    ("POST", "/editor/posts/{0}/autosave"),
+    ("POST", "/editor/trash/{0}/restore"),
 ]
+
+
+def rule_of(route: str) -> str:
+    """The route as its URL rule spells it: the post's id first, then a revision's."""
+    return route.replace("{0}", "<id:post_id>", 1).replace("{0}", "<id:revision_id>")
 
 BAD_IDS = [
     "9223372036854775808",  # past SQLite's 64-bit integers (OverflowError in the driver)
@@ -129,5 +140,5 @@ def test_every_id_route_uses_the_converter(app):
         assert not any(isinstance(c, IntegerConverter) for c in converters), rule.rule
         if any(isinstance(c, RowIdConverter) for c in converters):
             with_ids |= {(method, rule.rule) for method in rule.methods - {"HEAD", "OPTIONS"}}
-    tested = {(method, route.format("<id:post_id>")) for method, route in ID_ROUTES}
+    tested = {(method, rule_of(route)) for method, route in ID_ROUTES}
     assert with_ids == tested
