@@ -494,6 +494,16 @@ def test_an_autosave_older_than_the_last_save_is_not_offered(app, editor_client)
     assert editor_client.get(f"/editor/posts/{post_id}/autosave").status_code == 204
 
 
+def test_the_editor_links_to_the_history_of_a_stored_post_only(app, editor_client):
+    """A History link beside the editor's actions; a new post has none yet."""
+    post_id = create(editor_client)
+    actions = page(editor_client.get(f"/editor/posts/{post_id}")).select_one(".editor-actions")
+    link = actions.select_one(f'a[href="/editor/posts/{post_id}/revisions"]')
+    assert link is not None and link.text == "History"
+    new = page(editor_client.get("/editor/posts/new")).select_one(".editor-actions")
+    assert new.select_one('a[href$="/revisions"]') is None
+
+
 def test_the_editor_loads_the_autosave_script(app, editor_client):
     """Every authoring page loads autosave.js from this site, deferred, and the file exists."""
     post_id = create(editor_client)
