@@ -93,6 +93,10 @@ class Config:
     # Uploaded illustrations: the largest file accepted, and the request size around it.
     MAX_IMAGE_BYTES = _env_bytes("MAX_IMAGE_BYTES", 5 * 1024 * 1024)
     MAX_CONTENT_LENGTH = MAX_IMAGE_BYTES + 1024 * 1024
+    # One text field, in bytes: room for a body at its 200,000-character limit even when
+    # every character takes four bytes in UTF-8, so such a body gets the 422 that names the
+    # limit, not a 413. Within the megabyte MAX_CONTENT_LENGTH leaves beside an image.
+    MAX_FORM_MEMORY_SIZE = 1_000_000
 
     # Public address of the blog's home page: every absolute URL (feeds, sitemap, canonical,
     # OpenGraph) is built on it, never on the request's Host header.

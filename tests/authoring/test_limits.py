@@ -51,9 +51,10 @@ def post_count(app: Flask) -> int:
 
 
 def test_the_body_limit_leaves_room_inside_the_request_limit(app):
-    """An ASCII body at the limit fits in one form field (else it would be a 413, not a 422)."""
+    """A body one character over the limit fits in one form field even when each character
+    takes four bytes (else it would be a 413, not the 422 that names the limit)."""
     per_field = app.config.get("MAX_FORM_MEMORY_SIZE") or 500_000
-    assert per_field > BODY_MAX + 1
+    assert per_field > 4 * (BODY_MAX + 1)
     # Title and alt text fit their columns whole.
     assert Post.__table__.c.title.type.length == TITLE_MAX
     assert Post.__table__.c.image_alt.type.length == IMAGE_ALT_MAX
@@ -160,6 +161,17 @@ def test_a_multipart_body_over_the_limit_gets_the_422_not_the_413(app, editor_cl
     )
     assert response.status_code == 422
     assert "the limit is 200,000 characters" in field_error(response, "body")
+
+
+def test_a_body_of_four_byte_characters_over_the_limit_is_a_422(app, editor_client):
+    """200,001 emoji, sent as the editor's form sends them: the limit is named, not a 413."""
+    data = new_post_form(editor_client, body="\U0001f680" * (BODY_MAX + 1))
+    response = editor_client.post(
+        "/editor/posts/new", data=data, content_type="multipart/form-data", headers=HX_EDITOR
+    )
+    assert response.status_code == 422
+    assert "the limit is 200,000 characters" in field_error(response, "body")
+    assert post_count(app) == 0
 
 
 def test_a_field_over_the_request_limit_is_a_413_that_says_so(app, editor_client):
