@@ -94,8 +94,16 @@ def test_my_text_is_kept_the_moment_the_409_answers(app, conflict):
         ("save", "Grace", THEIRS),
         ("conflict", "Ada Example", MINE),
     ]
+    with app.app_context():
+        set_aside = db.session.scalar(
+            sa.select(PostRevision).where(
+                PostRevision.post_id == post_id, PostRevision.kind == "conflict"
+            )
+        )
+        based_on, revision_id = set_aside.lock_version, set_aside.id
+    assert based_on == 1  # the version Ada's text started from, not the one it lost to
     history_link = page(response).select_one(".conflict a[href*='/revisions']")["href"]
-    assert f"/editor/posts/{post_id}/revisions?revision=" in history_link
+    assert history_link == f"/editor/posts/{post_id}/revisions?revision={revision_id}"
     assert stored(app, post_id).body_markdown == THEIRS
 
 
