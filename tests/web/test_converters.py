@@ -34,6 +34,7 @@ def rule_of(route: str) -> str:
     """The route as its URL rule spells it: the post's id first, then a revision's."""
     return route.replace("{0}", "<id:post_id>", 1).replace("{0}", "<id:revision_id>")
 
+
 BAD_IDS = [
     "9223372036854775808",  # past SQLite's 64-bit integers (OverflowError in the driver)
     "9223372036854775807",  # SQLite's largest, past PostgreSQL's INTEGER
