@@ -397,15 +397,8 @@ def _conflict(form: PostForm, post: Post, image: Image | None, based_on: int) ->
 def _keep_theirs(form: PostForm, post: Post) -> BaseResponse:
     """After a conflict, take the other editor's version: this editor's text is set aside
     as a "conflict" revision (recoverable from the history) and theirs fills the editor."""
-    mine = _form_text(form)
-    if mine.too_long() is not None or len(mine.body) > BODY_MAX:
-        abort(422, description="This text is too long to keep; nothing was changed.")
-    revisions.record_text(
-        post.id,
-        mine,
-        revisions.CONFLICT,
-        editor_name=current_user.name,
-        lock_version=_sent_version(form),
+    _keep_form_text(
+        form, post.id, revisions.CONFLICT, "This text is too long to keep; nothing was changed."
     )
     db.session.commit()
     flash(
@@ -416,6 +409,17 @@ def _keep_theirs(form: PostForm, post: Post) -> BaseResponse:
         return redirect(url_for("editor.edit", post_id=post.id), 303)
     post = post_or_404(post.id)
     return _editor_page(_form_for(post), post, image=post.image)
+
+
+def _keep_form_text(form: PostForm, post_id: int, kind: str, refusal: str) -> None:
+    """Add the form's text to the post's history as a revision of `kind`, without saving the
+    post (the caller commits); `refusal` is the 422 when it is over a save's limits."""
+    text = _form_text(form)
+    if text.too_long() is not None or len(text.body) > BODY_MAX:
+        abort(422, description=refusal)
+    revisions.record_text(
+        post_id, text, kind, editor_name=current_user.name, lock_version=_sent_version(form)
+    )
 
 
 def _sent_version(form: PostForm) -> int | None:
@@ -646,15 +650,8 @@ def autosave(post_id: int) -> Response:
         abort(400, description="This form belongs to another post. Reload the page.")
     post = post_or_404(post_id)
     form = PostForm()
-    text = _form_text(form)
-    if text.too_long() is not None or len(text.body) > BODY_MAX:
-        abort(422, description="This text is too long to autosave; save it to see why.")
-    revisions.record_text(
-        post.id,
-        text,
-        revisions.AUTOSAVE,
-        editor_name=current_user.name,
-        lock_version=_sent_version(form),
+    _keep_form_text(
+        form, post.id, revisions.AUTOSAVE, "This text is too long to autosave; save it to see why."
     )
     db.session.commit()
     return current_app.response_class(status=204)
