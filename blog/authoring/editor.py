@@ -385,11 +385,7 @@ def _conflict(form: PostForm, post: Post, image: Image | None, based_on: int) ->
         lock_version=based_on,
     )
     db.session.commit()
-    compared = {
-        "changes": revisions.field_changes(theirs, mine),
-        "hunks": revisions.line_diff(theirs.body, mine.body),
-        "kept": kept,
-    }
+    compared = revisions.compare(theirs, mine) | {"kept": kept}
     form.lock_version.data = str(post.lock_version)
     return _editor_page(form, post, status=409, image=image, conflict=post, compared=compared)
 
@@ -520,10 +516,7 @@ def _history_page(post_id: int, *, status: int = 200, problem: str = "") -> Resp
     if chosen is not None:
         old = revisions.text_in(chosen)
         new = revisions.text_of(post) if post is not None else revisions.NOTHING
-        compared = {
-            "changes": revisions.field_changes(old, new),
-            "hunks": revisions.line_diff(old.body, new.body),
-        }
+        compared = revisions.compare(old, new)
     return htmx.render(
         "editor/revisions.html",
         htmx.fragment_for(HISTORY_FRAGMENTS),

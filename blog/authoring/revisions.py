@@ -283,6 +283,11 @@ def _when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") + " UTC" if moment is not None else "—"
 
 
+def compare(old: Text, new: Text) -> dict[str, object]:
+    """What the diff templates show: the other fields that differ, and the body's hunks."""
+    return {"changes": field_changes(old, new), "hunks": line_diff(old.body, new.body)}
+
+
 def field_changes(old: Text, new: Text) -> list[Change]:
     """The fields other than the body that differ from `old` to `new`."""
     pairs = [
