@@ -206,14 +206,21 @@ def new_post(
     return post
 
 
-def keep_old_addresses(post: Post, old_slugs: Iterable[str]) -> None:
+def keep_old_addresses(
+    post: Post, old_slugs: Iterable[str], since: dict[str, datetime | None] | None = None
+) -> None:
     """Make each old slug redirect to the post: the one place a redirect is written.
 
     The caller has checked them: none is a post's slug or another post's old address
-    (`slug_problem` for an editor's rename, the importer's checks for a whole import).
+    (`slug_problem` for an editor's rename, the importer's checks for a whole import, the
+    trash's before a restore). `since` keeps the time a restored redirect was first made.
     """
     for old_slug in old_slugs:
-        db.session.add(SlugRedirect(old_slug=old_slug, post=post))
+        redirect = SlugRedirect(old_slug=old_slug, post=post)
+        made = (since or {}).get(old_slug)
+        if made is not None:
+            redirect.created_at = made
+        db.session.add(redirect)
 
 
 # Editors' saves ----------------------------------------------------------------------------

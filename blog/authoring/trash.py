@@ -198,8 +198,8 @@ def restore(entry: TrashedPost) -> Post:
         post.set_topics(list(dict.fromkeys(topics[name] for name in data["topics"])))
     store.set_body(post, data["body_markdown"])
     db.session.add(post)
-    for old_slug, created_at in data["old_slugs"]:
-        db.session.add(SlugRedirect(old_slug=old_slug, post=post, created_at=_time(created_at)))
+    since = {old_slug: _time(created_at) for old_slug, created_at in data["old_slugs"]}
+    store.keep_old_addresses(post, since, since)
     db.session.delete(entry)
     db.session.flush()
     # The insert numbers the lock afresh (the ORM's version counter); an editor's tab from
