@@ -22,6 +22,11 @@ KEPT_ROUTES = {
     "public.home": KeptRoute(("page",), LISTING_FRAGMENTS),
     "public.topic": KeptRoute(("page",), LISTING_FRAGMENTS),
     "public.post": KeptRoute(),
+    # Feeds and the sitemap read nothing but their path; the sitemap costs a scan of every
+    # live post, so it is rendered once per data version.
+    "feeds.blog_feed": KeptRoute(),
+    "feeds.topic_feed": KeptRoute(),
+    "seo.sitemap": KeptRoute(),
 }
 
 

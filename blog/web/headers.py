@@ -73,6 +73,19 @@ def cacheable(
         response.cache_control.no_cache = True
     else:
         public_cache_control(response)
+    # "If-None-Match: *" matches any current representation (RFC 9110 13.1.2): the view got
+    # here, so the resource exists, and the client already holds a copy of it.
+    if response.status_code == 200 and request.if_none_match.star_tag:
+        return _not_modified(response)
+    return response
+
+
+def _not_modified(response: Response) -> Response:
+    """The response as a 304: its validators and caching headers, no body."""
+    response.status_code = 304
+    response.set_data(b"")
+    for name in ("Content-Type", "Content-Length", "Content-Encoding"):
+        response.headers.pop(name, None)
     return response
 
 

@@ -163,12 +163,7 @@ class PageCache:
         if state is None or state.publish_due:  # Flask reads again, publishes, reports
             return self.wsgi_app(environ, start_response)
         entry = self.store.get(key)
-        # "*" matches any current representation: let a rendered response answer it.
-        if (
-            entry is not None
-            and entry.stamp == state.stamp
-            and environ.get("HTTP_IF_NONE_MATCH", "").strip() != "*"
-        ):
+        if entry is not None and entry.stamp == state.stamp:
             return self._serve(entry, environ, start_response)
         return self._render(key, state, environ, start_response)
 

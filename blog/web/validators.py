@@ -108,7 +108,8 @@ def not_modified(
         return None  # not conditional: skip parsing the headers
     if not (request.if_none_match or request.if_modified_since):
         return None
-    # "*" matches any current representation; let a rendered response answer it.
+    # "*" matches any current representation, but whether there is one is the view's to
+    # find out: headers.cacheable answers it once the view has found the resource.
     if request.if_none_match.star_tag:
         return None
     if is_resource_modified(request.environ, etag=check.header, last_modified=check.last_modified):

@@ -101,8 +101,24 @@ def test_a_stale_etag_gets_the_full_page(client, site):
 
 def test_star_never_answers_a_missing_page_with_304(client, site):
     """If-None-Match: * on an address that does not exist is still a 404."""
-    assert client.get("/topics/nope", headers={"If-None-Match": "*"}).status_code == 404
-    assert client.get("/posts/nope", headers={"If-None-Match": "*"}).status_code == 404
+    for url in ("/topics/nope", "/posts/nope", "/topics/nope/feed.atom", "/?page=99"):
+        assert client.get(url, headers={"If-None-Match": "*"}).status_code == 404
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "rendered"])
+@pytest.mark.parametrize("name", PAGES)
+def test_star_answers_304_where_the_page_exists(app, client, site, name, kept):
+    """If-None-Match: * matches any current representation: a page that exists is a 304
+    with its validators, whether it is served from memory or rendered."""
+    app.config["PAGE_CACHE"] = kept
+    full = client.get(site[name])
+    if kept:
+        client.get(site[name])  # now held in memory
+    star = client.get(site[name], headers={"If-None-Match": "*"})
+    assert star.status_code == 304 and star.get_data() == b""
+    assert star.headers["ETag"] == full.headers["ETag"]
+    assert "Content-Type" not in star.headers
+    assert client.head(site[name], headers={"If-None-Match": "*"}).status_code == 304
 
 
 def test_etags_differ_between_pages_and_fragments(client, site):

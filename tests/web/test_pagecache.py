@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 from datetime import timedelta
 from pathlib import Path
 
 import brotli
+import pytest
 import sqlalchemy as sa
 
 from blog.extensions import db
@@ -165,8 +167,38 @@ def test_kept_pages_answer_conditional_requests(app, client, posts):
         assert answer.headers["ETag"] == first.headers["ETag"]
         assert answer.headers["Cache-Control"] == first.headers["Cache-Control"]
         assert "Content-Type" not in answer.headers
-    assert star.status_code == 200  # "*" is answered by a render, as the views answer it
-    assert rendered == ["public/listing.html"]
+    assert star.status_code == 304  # the kept page exists: "*" matches it
+    assert rendered == []
+
+
+@pytest.mark.parametrize(
+    ("url", "builder"),
+    [
+        ("/sitemap.xml", "blog.reading.seo.sitemap_xml"),
+        ("/feed.atom", "blog.reading.feeds.build_feed"),
+        ("/feed.rss", "blog.reading.feeds.build_feed"),
+        ("/topics/{topic}/feed.atom", "blog.reading.feeds.build_feed"),
+    ],
+)
+def test_the_sitemap_and_feeds_are_kept_like_pages(app, client, posts, monkeypatch, url, builder):
+    """The sitemap and feeds are built once per data version, then served from memory;
+    a write builds them again."""
+    posts.create(1, title="First of all", topics=("Databases",))
+    url = url.format(topic="databases")
+    module, name = builder.rsplit(".", 1)
+    built = []
+    original = getattr(importlib.import_module(module), name)
+    monkeypatch.setattr(module + "." + name, lambda *a, **k: built.append(1) or original(*a, **k))
+    first = client.get(url, headers={"Accept-Encoding": "gzip"})
+    with count_queries(app) as statements:
+        again = client.get(url, headers={"Accept-Encoding": "gzip"})
+    assert len(built) == 1 and len(statements) == 1
+    assert again.get_data() == first.get_data() and again.headers["Content-Encoding"] == "gzip"
+    assert again.headers["Content-Type"] == first.headers["Content-Type"]
+    posts.create(1, title="Second thoughts", topics=("Databases",))
+    body = gzip.decompress(client.get(url, headers={"Accept-Encoding": "gzip"}).get_data())
+    assert b"second-thoughts" in body
+    assert len(built) == 2
 
 
 def test_requests_with_credentials_are_never_served_from_memory(app, client, posts):
