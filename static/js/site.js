@@ -34,3 +34,30 @@
     if (link) link.focus();
   });
 })();
+
+// htmx keeps snapshots of the pages it swapped in this tab's sessionStorage, and a page seen
+// while signed in holds the editor's name and a CSRF token. Logging out forgets them, in
+// this tab and, through a localStorage event, in the site's other tabs.
+(function () {
+  "use strict";
+  var SIGNAL = "fieldnotes-logged-out";
+
+  function forgetHistory() {
+    try {
+      sessionStorage.removeItem("htmx-history-cache");
+      sessionStorage.removeItem("htmx-current-path-for-history");
+    } catch (e) { /* storage turned off: nothing was kept */ }
+  }
+
+  document.addEventListener("submit", function (event) {
+    if (!event.target.matches || !event.target.matches(".logout-form")) return;
+    forgetHistory();
+    try {
+      localStorage.setItem(SIGNAL, String(Date.now()));
+    } catch (e) { /* other tabs then keep theirs until their own logout */ }
+  });
+
+  window.addEventListener("storage", function (event) {
+    if (event.key === SIGNAL) forgetHistory();
+  });
+})();

@@ -121,9 +121,21 @@ def test_editor_writes_illustrates_publishes_edits_and_logs_out(page: Page, live
     expect(page.locator("h1.post-title")).to_have_text(f"Tracing a slow query, revisited {run}")
     expect(page.locator(".post-meta")).to_contain_text("Updated")
 
-    # Log out.
+    # Browse the listing signed in: htmx keeps a snapshot of the page, logout form included.
+    page.goto("/")
+    page.locator(".topic-filter a", has_text="Databases").click()
+    page.wait_for_url("**/topics/databases")
+    kept = "sessionStorage.getItem('htmx-history-cache') || ''"
+    assert "logout-form" in page.evaluate(kept)
+
+    # Log out: htmx's snapshots of signed-in pages go with the session.
     page.locator(".logout-button").click()
     page.wait_for_url(lambda url: url.rstrip("/") == live_server.url.rstrip("/"))
     expect(page.locator(".site-nav a.login")).to_be_visible()
+    assert page.evaluate(kept) == ""
+    page.go_back()
+    page.wait_for_url("**/topics/databases")
+    expect(page.locator(".site-nav a.login")).to_be_visible()
+    expect(page.locator(".logout-button")).to_have_count(0)
     page.goto("/editor/")
     page.wait_for_url(re.compile(r".*/login\?next=/editor/$"))
