@@ -15,13 +15,15 @@ APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-in
 PGHOST  ?= 127.0.0.1
 
 .PHONY: run test setup test-sqlite test-postgresql browser screenshots coverage mutation \
-	bench lint services clean
+	bench lint services redis clean
 
-# A development run: debug mode supplies a development-only SECRET_KEY.
-run: setup
+# A development run: debug mode supplies a development-only SECRET_KEY. Failed logins are
+# counted in the local Redis, as in production (counts in memory hold for one process only).
+run: setup redis
 	FLASK_DEBUG=1 $(FLASK) db upgrade
 	FLASK_DEBUG=1 $(FLASK) demo load
-	$(FLASK) run --debug --host 127.0.0.1 --port 5000
+	RATELIMIT_STORAGE_URI=$${RATELIMIT_STORAGE_URI:-redis://127.0.0.1:6379/0} \
+		$(FLASK) run --debug --host 127.0.0.1 --port 5000
 
 # Every test: three passes side by side, as they share nothing (each has its own databases,
 # files and ports). Each pass prints when it ends; then the slowest tests over all of them
@@ -146,9 +148,13 @@ $(HTMX): node_modules/.package-lock.json
 	$(SUDO) apt-get update -qq
 	$(APT) chromium fonts-dejavu-core
 
-# PostgreSQL and Redis normally run already; start them if this machine stopped them.
-services:
+# PostgreSQL and Redis normally run already; start them if this machine stopped them, and
+# install Redis (Debian's package) where it is missing.
+services: redis
 	@pg_isready -q -h $(PGHOST) || $(SUDO) pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+
+redis:
+	@command -v redis-server >/dev/null || { $(SUDO) apt-get update -qq && $(APT) redis-server; }
 	@redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
 clean:

@@ -31,6 +31,7 @@ from blog.authoring.store import clean_text
 from blog.database import begin_write
 from blog.extensions import db, limiter, login_manager
 from blog.models import PASSWORD_METHOD, Editor
+from blog.web import serving
 
 bp = Blueprint("auth", __name__)
 
@@ -215,4 +216,19 @@ def init_app(app: Flask) -> None:
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
     limiter.init_app(app)
+    _warn_of_counts_per_process(app)
     app.register_blueprint(bp)
+
+
+def _warn_of_counts_per_process(app: Flask) -> None:
+    """Counts in memory are per process: several workers each allow the full number."""
+    if not app.config["RATELIMIT_STORAGE_URI"].startswith("memory://"):
+        return
+    workers = serving.gunicorn_workers()
+    if workers is not None and workers > 1:
+        app.logger.warning(
+            "Failed logins are counted in each process's memory, and %d gunicorn workers "
+            "each allow the full number: set RATELIMIT_STORAGE_URI to a Redis server "
+            "(redis://host:6379/0) so that every worker shares one count.",
+            workers,
+        )
