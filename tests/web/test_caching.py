@@ -107,10 +107,10 @@ def test_star_never_answers_a_missing_page_with_304(client, site):
 
 @pytest.mark.parametrize("kept", [True, False], ids=["kept", "rendered"])
 @pytest.mark.parametrize("name", PAGES)
-def test_star_answers_304_where_the_page_exists(app, client, site, name, kept):
+def test_star_answers_304_where_the_page_exists(app, client, site, monkeypatch, name, kept):
     """If-None-Match: * matches any current representation: a page that exists is a 304
     with its validators, whether it is served from memory or rendered."""
-    app.config["PAGE_CACHE"] = kept
+    monkeypatch.setitem(app.config, "PAGE_CACHE", kept)
     full = client.get(site[name])
     if kept:
         client.get(site[name])  # now held in memory
