@@ -1,8 +1,5 @@
-// Keyboard and screen-reader care for the htmx swaps on the listing.
-// "read more" appends cards: move focus to the first new card so keyboard users land on
-// the new content (the counter is an aria-live region and announces the new count).
-// A topic swap replaces the whole section, counter included, and keeps focus on the chosen
-// topic: the persistent #listing-status region says what the new list holds.
+// Listing swaps: after read more, focus moves to the first new card; after a topic swap,
+// #listing-status (aria-live) says what the list now holds.
 (function () {
   "use strict";
   var countBefore = 0;
@@ -35,29 +32,23 @@
   });
 })();
 
-// htmx keeps snapshots of the pages it swapped in this tab's sessionStorage, and a page seen
-// while signed in holds the editor's name and a CSRF token. Logging out forgets them, in
-// this tab and, through a localStorage event, in the site's other tabs.
+// Logging out drops htmx's snapshots of signed-in pages (they hold a CSRF token), here and,
+// through a storage event, in the site's other tabs.
 (function () {
   "use strict";
-  var SIGNAL = "fieldnotes-logged-out";
-
-  function forgetHistory() {
+  function forget() {
     try {
       sessionStorage.removeItem("htmx-history-cache");
-      sessionStorage.removeItem("htmx-current-path-for-history");
-    } catch (e) { /* storage turned off: nothing was kept */ }
+    } catch (e) {}
   }
-
   document.addEventListener("submit", function (event) {
-    if (!event.target.matches || !event.target.matches(".logout-form")) return;
-    forgetHistory();
+    if (!event.target.matches(".logout-form")) return;
+    forget();
     try {
-      localStorage.setItem(SIGNAL, String(Date.now()));
-    } catch (e) { /* other tabs then keep theirs until their own logout */ }
+      localStorage.setItem("fieldnotes-logout", Date.now());
+    } catch (e) {}
   });
-
-  window.addEventListener("storage", function (event) {
-    if (event.key === SIGNAL) forgetHistory();
+  addEventListener("storage", function (event) {
+    if (event.key === "fieldnotes-logout") forget();
   });
 })();
