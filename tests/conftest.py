@@ -120,8 +120,15 @@ def redis_client():
 @pytest.fixture(scope="session")
 def app(database_url: str) -> Flask:
     """The app on the throwaway database, its schema built by the migrations."""
+    # Kept pages read the state row on every hit, so that a test sees each write at once
+    # and can count that read (tests/web/test_pagecache.py tries the interval itself).
     app = create_app(
-        {"TESTING": True, "SECRET_KEY": "test-secret", "SQLALCHEMY_DATABASE_URI": database_url}
+        {
+            "TESTING": True,
+            "SECRET_KEY": "test-secret",
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "PAGE_CACHE_RECHECK_MS": 0,
+        }
     )
     with app.app_context():
         flask_migrate.upgrade(revision="heads")

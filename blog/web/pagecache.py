@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -23,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 import brotli
+import sqlalchemy as sa
 from flask import Flask
+from flask_sqlalchemy.session import Session as AppSession
 from htmx_flask.requests import HtmxHeaders
 from werkzeug.datastructures import EnvironHeaders
 from werkzeug.exceptions import HTTPException
@@ -114,14 +117,22 @@ class Store:
             self.size = 0
 
 
-# Every app's store, so that clear() reaches them all (apps share a process in tests).
-_stores: weakref.WeakSet[Store] = weakref.WeakSet()
+# Every app's page cache, so that clear() and a commit reach them all (apps share a process
+# in tests).
+_caches: weakref.WeakSet[PageCache] = weakref.WeakSet()
 
 
 def clear() -> None:
     """Forget every kept page of every app in this process."""
-    for store in list(_stores):
-        store.clear()
+    for cache in list(_caches):
+        cache.store.clear()
+        cache.recheck_now()
+
+
+def _after_commit(_session: AppSession) -> None:
+    """A commit in this process may have moved the data on: its next hit reads the row."""
+    for cache in list(_caches):
+        cache.recheck_now()
 
 
 def best_encoding(accepted: str | None) -> str | None:
@@ -145,7 +156,11 @@ class PageCache:
         self.routes = dict(routes)
         self.store = Store(app.config["PAGE_CACHE_MB"] * 1024 * 1024)
         self.reader: StateReader | None = None  # made when the first request needs it
-        _stores.add(self.store)
+        # The state row as last read, and until when (time.monotonic()) it stands.
+        self.state: State | None = None
+        self.state_until = 0.0
+        self.recheck = app.config["PAGE_CACHE_RECHECK_MS"] / 1000
+        _caches.add(self)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         """Serve the kept page for this request, or let Flask render (and keep) it."""
@@ -186,14 +201,28 @@ class PageCache:
         return (endpoint, tuple(sorted(values.items())), tuple(sorted(args.items())), block)
 
     def _state(self) -> State | None:
-        """The state row, or None when it cannot be read (Flask then answers, and reports)."""
+        """The state row, or None when it cannot be read (Flask then answers, and reports).
+
+        Read at most once per PAGE_CACHE_RECHECK_MS: on PostgreSQL the read is a round trip
+        whose server-side work cost kept pages a quarter of their rate. A commit in this
+        process reads it again at once; another process's write is seen within the interval.
+        """
+        now = time.monotonic()
+        if self.state is not None and now < self.state_until:
+            return self.state
         if self.reader is None:
             with self.app.app_context():
                 self.reader = StateReader(db.engine)
         try:
-            return self.reader.read()
+            state = self.reader.read()
         except self.reader.engine.dialect.loaded_dbapi.Error:
             return None
+        self.state, self.state_until = state, now + self.recheck
+        return state
+
+    def recheck_now(self) -> None:
+        """Read the state row again on the next hit."""
+        self.state = None
 
     def _render(
         self,
@@ -275,4 +304,6 @@ def _with_vary(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def init_app(app: Flask, wsgi_app: WSGIApplication, routes: Mapping[str, KeptRoute]) -> PageCache:
     """The page cache of `app` in front of `wsgi_app`, for these kept routes (by endpoint)."""
+    if not sa.event.contains(AppSession, "after_commit", _after_commit):
+        sa.event.listen(AppSession, "after_commit", _after_commit)
     return PageCache(wsgi_app, app, routes)

@@ -231,6 +231,55 @@ def test_a_write_by_another_process_is_seen_at_once(app, client, posts, database
     assert "New words" in client.get("/").get_data(as_text=True)
 
 
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_the_state_row_is_read_once_per_interval(posts, database_url, monkeypatch):
+    """With PAGE_CACHE_RECHECK_MS, hits within the interval read nothing; a write outside
+    this process shows once the interval has passed, a commit in this process at once."""
+    from blog import create_app
+
+    clock = Clock()
+    monkeypatch.setattr(pagecache, "time", clock)
+    windowed = create_app(
+        {"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": database_url, "PAGE_CACHE_RECHECK_MS": 500}
+    )
+    reader = windowed.test_client()
+    [slug] = posts.create(1, title="Old words")
+    assert "Old words" in reader.get("/").get_data(as_text=True)
+    with count_queries(windowed) as statements:
+        assert "Old words" in reader.get("/").get_data(as_text=True)
+    assert statements == []
+
+    # Another process writes: a plain engine, none of this process's sessions.
+    elsewhere = sa.create_engine(database_url)
+    with elsewhere.begin() as connection:
+        posts_table, state = Post.__table__, SiteState.__table__
+        connection.execute(
+            sa.update(posts_table).where(posts_table.c.slug == slug).values(title="New words")
+        )
+        connection.execute(sa.update(state).values(version=state.c.version + 1))
+    elsewhere.dispose()
+    clock.now += 0.4
+    assert "Old words" in reader.get("/").get_data(as_text=True)  # within the interval
+    clock.now += 0.2
+    assert "New words" in reader.get("/").get_data(as_text=True)
+
+    with windowed.app_context():  # a commit in this process: the next hit reads the row
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.title = "Third words"
+        db.session.commit()
+        db.engine.dispose()
+    assert "Third words" in reader.get("/").get_data(as_text=True)
+
+
 def test_a_failed_version_read_falls_back_to_rendering(app, client, posts, monkeypatch):
     """If the state row cannot be read before Flask, Flask answers as it always does."""
     posts.create(1, title="Still here")
