@@ -6,6 +6,7 @@ import hashlib
 import io
 import re
 import warnings
+from typing import Protocol
 
 import PIL.Image
 import sqlalchemy as sa
@@ -263,7 +264,17 @@ def image_by_hash(digest: str) -> Image | None:
     return db.session.scalar(sa.select(Image).where(Image.sha256 == digest))
 
 
-def image_url(image: Image) -> str:
+class StoredImage(Protocol):
+    """What an image's address is made of: a stored Image, or a listing card's image."""
+
+    @property
+    def sha256(self) -> str: ...
+
+    @property
+    def content_type(self) -> str: ...
+
+
+def image_url(image: StoredImage) -> str:
     """The image's permanent address: its content hash, so it can be cached forever."""
     extension = next(ext for ext, kind in EXTENSIONS.items() if kind == image.content_type)
     return url_for("images.serve", name=f"{image.sha256}.{extension}")

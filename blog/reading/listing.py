@@ -5,16 +5,27 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Generic, TypeVar
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
-from sqlalchemy.orm.attributes import set_committed_value
 
 from blog.extensions import db
-from blog.models import Post, PostTopic, SiteState, Topic, live, scheduled, utcnow
+from blog.models import (
+    Author,
+    Image,
+    Post,
+    PostTopic,
+    SiteState,
+    Topic,
+    live,
+    scheduled,
+    utcnow,
+    was_revised,
+)
 
 
 @dataclass(frozen=True)
@@ -38,11 +49,57 @@ class TopicFilter:
         return next((entry for entry in self.topics if entry.topic.slug == slug), None)
 
 
+@dataclass(frozen=True, slots=True)
+class CardImage:
+    """An uploaded image as a card shows it."""
+
+    sha256: str
+    content_type: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A topic or an author as a card names it."""
+
+    name: str
+    slug: str
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A live post as a listing card shows it, read as plain columns: loading ORM instances
+    for a page of cards cost more than running its statement."""
+
+    id: int
+    slug: str
+    title: str
+    excerpt: str
+    published_at: datetime | None
+    updated_at: datetime | None
+    reading_minutes: int
+    image_alt: str | None
+    featured: bool
+    editors_pick: bool
+    author: Label
+    primary_topic: Label | None
+    image: CardImage | None
+
+    @property
+    def was_updated(self) -> bool:
+        """True when the post was revised after it was first published."""
+        return was_revised(self.published_at, self.updated_at)
+
+
+Shown = TypeVar("Shown", Card, Post)
+
+
 @dataclass(frozen=True)
-class Page:
+class Page(Generic[Shown]):
     """One page of cards and the numbers the counter and "read more" need."""
 
-    posts: list[Post]
+    posts: Sequence[Shown]
     number: int
     per_page: int
     total: int
@@ -74,8 +131,8 @@ def last_page(total: int, per_page: int) -> int:
 
 
 NEWEST_FIRST = (Post.published_at.desc(), Post.id.desc())
-# What a card shows: these columns, its author and image in the same statement. Its topic
-# is one the topic filter has already loaded: cards() hands it over.
+# What a card shows of a Post loaded by the ORM (search results, which need their bodies'
+# windows too): these columns, its author and image in the same statement.
 CARD_OPTIONS = (
     so.load_only(
         Post.slug,
@@ -93,6 +150,28 @@ CARD_OPTIONS = (
     ),
     so.joinedload(Post.author),
     so.joinedload(Post.image),
+)
+_PRIMARY = so.aliased(Topic, name="primary_topic")
+# What a card shows, in Card's order: the post's columns, its author, topic and image.
+CARD_COLUMNS = (
+    Post.id,
+    Post.slug,
+    Post.title,
+    Post.excerpt,
+    Post.published_at,
+    Post.updated_at,
+    Post.reading_minutes,
+    Post.image_alt,
+    Post.featured,
+    Post.editors_pick,
+    Author.name,
+    Author.slug,
+    _PRIMARY.name,
+    _PRIMARY.slug,
+    Image.sha256,
+    Image.content_type,
+    Image.width,
+    Image.height,
 )
 
 
@@ -164,9 +243,9 @@ def topic_filter() -> TopicFilter:
 class Cards:
     """The posts a listing shows as cards: its page, and the featured post and picks."""
 
-    page: list[Post]
-    featured: Post | None = None
-    picks: list[Post] = field(default_factory=list)
+    page: list[Card]
+    featured: Card | None = None
+    picks: list[Card] = field(default_factory=list)
 
 
 @functools.cache
@@ -203,10 +282,33 @@ def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
     # post to test the OR.
     shown = shown_ids.subquery("shown")
     return (
-        sa.select(Post, on_page.label("on_page"))
+        sa.select(*CARD_COLUMNS, on_page.label("on_page"))
         .join(shown, shown.c.id == Post.id)
-        .options(*CARD_OPTIONS)
+        .join(Author, Author.id == Post.author_id)
+        .outerjoin(_PRIMARY, _PRIMARY.id == Post.primary_topic_id)
+        .outerjoin(Image, Image.id == Post.image_id)
         .order_by(*NEWEST_FIRST)
+    )
+
+
+def _card(row: sa.Row) -> Card:
+    """A card from one row of the cards statement."""
+    (id_, slug, title, excerpt, published, updated, minutes, alt, featured, pick) = row[:10]
+    author_name, author_slug, topic_name, topic_slug, sha256, kind, width, height = row[10:18]
+    return Card(
+        id_,
+        slug,
+        title,
+        excerpt,
+        published,
+        updated,
+        minutes,
+        alt,
+        featured,
+        pick,
+        Label(author_name, author_slug),
+        Label(topic_name, topic_slug) if topic_name is not None else None,
+        CardImage(sha256, kind, width, height) if sha256 is not None else None,
     )
 
 
@@ -217,11 +319,9 @@ def cards(
     *,
     featured: bool = False,
     picks: int = 0,
-    topics: Iterable[Topic] = (),
 ) -> Cards:
     """Page `number` of the listing (of one topic), with the featured post when `featured`
-    and the `picks` newest editor's picks, in one statement. Each card's topic is taken
-    from `topics` (the filter's) where it is there, not looked up post by post."""
+    and the `picks` newest editor's picks, in one statement."""
     flagged = featured or picks > 0
     values: dict[str, object] = {
         "now": utcnow(),
@@ -232,17 +332,14 @@ def cards(
     if topic is not None:
         values["topic_id"] = topic.id
     rows = db.session.execute(_cards_statement(topic is not None, flagged), values).all()
-    by_id = {known.id: known for known in topics}
-    for post, _ in rows:
-        if post.primary_topic_id in by_id:
-            set_committed_value(post, "primary_topic", by_id[post.primary_topic_id])
-    page = [post for post, on_page in rows if on_page]
+    shown = [(_card(row), row[-1]) for row in rows]
+    page = [card for card, on_page in shown if on_page]
     if not flagged:
         return Cards(page)
     # Newest first, so the first flagged post is the featured one and the first picks are
     # the picks (a featured post older than them can be among them too).
-    first_featured = next((post for post, _ in rows if post.featured), None)
-    chosen = [post for post, _ in rows if post.editors_pick][:picks]
+    first_featured = next((card for card, _ in shown if card.featured), None)
+    chosen = [card for card, _ in shown if card.editors_pick][:picks]
     return Cards(page, first_featured if featured else None, chosen)
 
 

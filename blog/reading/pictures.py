@@ -11,6 +11,7 @@ from flask.wrappers import Response
 from blog.authoring.images import image_url
 from blog.models import Post
 from blog.reading.illustrations import HEIGHT, WIDTH, illustration
+from blog.reading.listing import Card
 
 bp = Blueprint("art", __name__)
 
@@ -28,7 +29,7 @@ class Picture:
     type: str  # the media type, for previews
 
 
-def picture(post: Post) -> Picture:
+def picture(post: Post | Card) -> Picture:
     """The post's uploaded image with its alt text, or its generated illustration."""
     image = post.image
     if image is not None:

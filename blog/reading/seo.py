@@ -197,7 +197,7 @@ def _feed_links(topic: Topic | None) -> tuple[FeedLink, ...]:
     return tuple(links)
 
 
-def post_image(post: Post) -> PreviewImage:
+def post_image(post: Post | listing.Card) -> PreviewImage:
     """The post's picture for previews, with an absolute URL and its alt text."""
     pic = picture(post)
     return PreviewImage(absolute_url(pic.src), pic.alt, pic.width, pic.height, pic.type)
@@ -318,7 +318,9 @@ def _build_listing_head(topic: Topic | None) -> _ListingHead:
     )
 
 
-def listing_meta(topic: Topic | None, page: listing.Page, featured: Post | None) -> PageMeta:
+def listing_meta(
+    topic: Topic | None, page: listing.Page[listing.Card], featured: listing.Card | None
+) -> PageMeta:
     """Metadata for a listing page; the home page also describes the blog in JSON-LD."""
     head = _listing_head(topic)
     title, canonical = head.title, head.canonical

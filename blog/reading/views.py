@@ -56,7 +56,6 @@ def _listing(topic_slug: str | None) -> Response:
         per_page,
         featured=block is None,
         picks=config["PICKS_COUNT"] if topic is None and block in (None, "all_posts") else 0,
-        topics=[entry.topic for entry in found.topics],
     )
     page = listing.Page(shown.page, number, per_page, topic_total)
     response = htmx.render(
