@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import bleach
 import markdown
 
+from blog.markup.links import LinearLinksExtension
 from blog.markup.policy import ALLOWED_TAGS, SAFE_SCHEMES, allow_attribute, find_violations
 from blog.markup.text import minutes_for, text_stats, truncate_words
 from blog.markup.text import plain_text as _plain_text
@@ -55,6 +56,7 @@ _EXTENSIONS = [
     "smarty",
     "toc",
     "pymdownx.magiclink",
+    LinearLinksExtension(),
     PipelineExtension(),
 ]
 _EXTENSION_CONFIGS = {
