@@ -31,6 +31,21 @@ def _configure_sqlite(dbapi_connection: object, _record: object) -> None:
     cursor.close()
 
 
+@sa.event.listens_for(sa.Engine, "connect")
+def _configure_postgresql(dbapi_connection: Any, _record: object) -> None:
+    """Let PostgreSQL reuse one plan for each prepared statement.
+
+    psycopg prepares a statement the app runs often, but PostgreSQL went on planning the
+    listing's statements for every execution (a custom plan for each `now`): planning took
+    twice as long as running them (0.75 ms against 0.38 ms for the cards). Their plans are
+    index walks whatever the values, so one generic plan serves every execution.
+    """
+    if type(dbapi_connection).__module__.split(".")[0] != "psycopg":
+        return
+    dbapi_connection.execute("SET plan_cache_mode = force_generic_plan")
+    dbapi_connection.commit()
+
+
 @sa.event.listens_for(sa.Engine, "begin")
 def _begin_sqlite(connection: sa.Connection) -> None:
     """Start SQLite transactions: IMMEDIATE for writers, so concurrent writers queue on the

@@ -24,7 +24,8 @@ def test_a_reader_reads_as_its_store_needs(app, client, posts):
     """SQLite readers keep their transaction: it holds one snapshot for the whole page.
     PostgreSQL readers run outside one (READ COMMITTED gives each statement its own
     snapshot anyway), so no ROLLBACK at a request's end makes the driver forget what it
-    prepared: the listing's statements are planned once, not on every request."""
+    prepared, and PostgreSQL runs them on one generic plan each: the listing's statements
+    are planned once, not on every request."""
     posts.create(3)
     with app.app_context():
         dialect = db.engine.dialect.name
@@ -37,14 +38,16 @@ def test_a_reader_reads_as_its_store_needs(app, client, posts):
         return
     with app.test_request_context("/"):
         app.preprocess_request()  # a reader's request, on the connection the pages used
-        prepared = db.session.scalars(
+        prepared = db.session.execute(
             sa.text(
-                "SELECT statement FROM pg_prepared_statements"
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
                 " WHERE statement LIKE '%page_ids%' OR statement LIKE '%FROM topics%'"
             )
         ).all()
         db.session.remove()
     assert len(prepared) >= 2
+    # Executions from the sixth on run prepared: on the generic plan, never planned again.
+    assert all(generic > 0 and custom == 0 for generic, custom in prepared), prepared
 
 
 def test_the_pool_gets_back_a_connection_that_writes_in_transactions(app, client, posts):
