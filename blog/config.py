@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from blog.markup.budget import DEFAULT_LIMIT, seconds_from_env
+
 INSTANCE_DIR = Path(__file__).resolve().parent.parent / "instance"
 DEV_SECRET_KEY = "fieldnotes-development-only"
 
@@ -59,6 +61,8 @@ class Config:
 
     # Add rel="nofollow" to links in post bodies that leave the site.
     LINK_NOFOLLOW = _env("LINK_NOFOLLOW", "0").lower() in {"1", "true", "yes", "on"}
+    # Seconds one Markdown render may take before it is refused (blog/markup/budget.py).
+    MARKDOWN_TIME_LIMIT = seconds_from_env("MARKDOWN_TIME_LIMIT", DEFAULT_LIMIT)
 
     # How many reverse proxies sit in front of the app: their X-Forwarded-For/-Proto headers
     # are trusted for the client address (login rate limits) and the scheme (secure cookies).

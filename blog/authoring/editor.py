@@ -60,6 +60,10 @@ NEW_DRAFT = "new-draft"  # the action of "Save as a new draft", offered when a p
 KEEP_THEIRS = "keep-theirs"  # after a conflict: set this editor's text aside, show theirs
 TAKE_MINE = "take-mine"  # after a conflict: save this editor's text over theirs
 BODY_MAX = 200_000  # the longest body the form accepts, autosaves included
+# What usually makes a body slow to render, said after the time limit refuses one.
+SLOW_TEXT_HINT = (
+    "Long runs of brackets, asterisks or code fences are the usual cause: break them up."
+)
 
 
 # Reading -----------------------------------------------------------------------------------
@@ -182,9 +186,14 @@ def _editor_page(
     saved: bool = False,
     gone: bool = False,
     compared: dict[str, object] | None = None,
+    preview_problem: str = "",
 ) -> Response:
-    """The post editor, or only its swappable part for htmx (`compared`: a conflict's diff)."""
+    """The post editor, or only its swappable part for htmx (`compared`: a conflict's diff;
+    `preview_problem`: why the body was not rendered, shown in place of the preview)."""
     suggested = store.slug_for(form.title.data or "")
+    preview_html = ""
+    if not preview_problem:
+        preview_html, preview_problem = _preview(form.body.data or "")
     return htmx.render(
         "editor/post.html",
         htmx.fragment_for(EDITOR_FRAGMENTS),
@@ -199,7 +208,8 @@ def _editor_page(
         gone=gone,
         image_src=image_url(image) if image is not None else None,
         max_image_mb=f"{current_app.config['MAX_IMAGE_BYTES'] / (1024 * 1024):g}",
-        preview_html=_preview_html(form.body.data or ""),
+        preview_html=preview_html,
+        preview_problem=preview_problem,
         topics=db.session.scalars(sa.select(Topic).order_by(Topic.position, Topic.name)).all(),
         authors=db.session.scalars(sa.select(Author.name).order_by(Author.name)).all(),
         suggested_slug=suggested,
@@ -364,6 +374,16 @@ def _save(post: Post | None) -> BaseResponse:
         else:
             _add_error(form.slug, "Another post took this address a moment ago; choose another.")
         return _editor_page(form, None if is_new else post, status=409, image=image)
+    except markup.TooSlow as slow:
+        db.session.rollback()  # nothing of this save is kept
+        _add_error(form.body, f"{_too_slow(slow)}, so it was not saved. {SLOW_TEXT_HINT}")
+        return _editor_page(
+            form,
+            None if is_new else post,
+            status=422,
+            image=image,
+            preview_problem=_preview_refused(slow),
+        )
     return _saved(post, created=is_new)
 
 
@@ -453,18 +473,44 @@ def _saved(post: Post, *, created: bool) -> BaseResponse:
     return response
 
 
+def _too_slow(slow: markup.TooSlow, what: str = "This text") -> str:
+    """The start of every message about a body refused by the render time limit."""
+    return f"{what} takes too long to render (more than {slow.limit:g} seconds)"
+
+
+def _preview_refused(slow: markup.TooSlow) -> str:
+    """What the preview says in place of a body the time limit refused."""
+    return f"{_too_slow(slow)}, so it cannot be shown or saved as it is. {SLOW_TEXT_HINT}"
+
+
 def _preview_html(body: str) -> str:
-    """The body rendered exactly as the post page renders it."""
+    """The body rendered exactly as the post page renders it (TooSlow past the time limit)."""
     if not body.strip():
         return ""
     return markup.render(store.clean_text(body), nofollow=current_app.config["LINK_NOFOLLOW"]).html
 
 
+def _preview(body: str) -> tuple[str, str]:
+    """The preview's HTML and, when the render time limit stopped it, the message to show
+    in its place."""
+    try:
+        return _preview_html(body), ""
+    except markup.TooSlow as slow:
+        return "", _preview_refused(slow)
+
+
 @bp.post("/preview")
 def preview() -> Response:
-    """The live preview of the body being typed (an htmx fragment)."""
-    body = request.form.get("body", "")
-    return htmx.render("editor/post.html", "preview", preview_html=_preview_html(body))
+    """The live preview of the body being typed (an htmx fragment); 422 with a message in
+    its place when the body takes too long to render."""
+    html, problem = _preview(request.form.get("body", ""))
+    return htmx.render(
+        "editor/post.html",
+        "preview",
+        422 if problem else 200,
+        preview_html=html,
+        preview_problem=problem,
+    )
 
 
 @bp.get("/slug")
@@ -611,6 +657,14 @@ def restore(post_id: int, revision_id: int) -> BaseResponse:
             status=409,
             problem="Another editor saved the post at this moment, so nothing was restored. "
             "Compare again below.",
+        )
+    except markup.TooSlow as slow:
+        db.session.rollback()
+        return _history_page(
+            post_id,
+            status=422,
+            problem=f"{_too_slow(slow, 'This revision')}, so nothing was restored. "
+            + SLOW_TEXT_HINT,
         )
     when = revision.created_at.strftime("%Y-%m-%d %H:%M:%S")
     flash(f"Restored the revision of {when} UTC as a new save; the text it replaced is kept below.")

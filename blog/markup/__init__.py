@@ -11,6 +11,10 @@ Defences are stacked, so no single layer is trusted alone:
    (``markup_policy.allow_attribute``) that also checks URLs, ids and classes.
 4. ``sanitize`` re-parses bleach's output with the standard library and, should
    anything outside the policy remain, returns the text escaped instead.
+
+Every render runs under a time limit (``budget.within``; the app's MARKDOWN_TIME_LIMIT,
+``budget.DEFAULT_LIMIT`` seconds outside an app) and raises ``TooSlow`` past it, so text
+built to be slow to parse costs a request at most that long.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ from dataclasses import dataclass
 
 import bleach
 import markdown
+from flask import current_app, has_app_context
 
+from blog.markup.budget import DEFAULT_LIMIT, TooSlow, within
 from blog.markup.links import LinearLinksExtension
 from blog.markup.policy import ALLOWED_TAGS, SAFE_SCHEMES, allow_attribute, find_violations
-from blog.markup.text import minutes_for, text_stats, truncate_words
+from blog.markup.text import TextStats, minutes_for, text_stats, truncate_words
 from blog.markup.text import plain_text as _plain_text
 from blog.markup.tree import PipelineExtension, heading_slug
 
@@ -33,6 +39,7 @@ __all__ = [
     "PIPELINE_VERSION",
     "Rendered",
     "TocEntry",
+    "TooSlow",
     "derive_summary",
     "plain_text",
     "reading_minutes",
@@ -128,10 +135,41 @@ def _to_html(markdown_text: str, *, nofollow: bool = False) -> tuple[str, list[T
     return sanitize(body), _flatten(getattr(md, "toc_tokens", []))
 
 
-def render(markdown_text: str, *, nofollow: bool = False) -> Rendered:
-    """Render a post body; the html is sanitized and safe to mark as Markup."""
-    body, toc = _to_html(markdown_text, nofollow=nofollow)
-    stats = text_stats(body)
+def _time_limit(given: float | None) -> float:
+    """The limit a render runs under: `given`, else the app's setting, else the default."""
+    if given is not None:
+        return given
+    if has_app_context():
+        return float(current_app.config.get("MARKDOWN_TIME_LIMIT", DEFAULT_LIMIT))
+    return DEFAULT_LIMIT
+
+
+def _timed(
+    markdown_text: str, nofollow: bool, time_limit: float | None
+) -> tuple[str, list[TocEntry], TextStats]:
+    """The sanitized HTML, TOC entries and text stats, or TooSlow past the time limit."""
+
+    def work() -> tuple[str, list[TocEntry], TextStats]:
+        body, toc = _to_html(markdown_text, nofollow=nofollow)
+        return body, toc, text_stats(body)
+
+    _converter()  # built before the clock starts (and before a fork, so the child has it)
+    try:
+        return within(_time_limit(time_limit), work)
+    except TooSlow:
+        _local.md = None  # stopped halfway: its state is not worth keeping
+        raise
+
+
+def render(
+    markdown_text: str, *, nofollow: bool = False, time_limit: float | None = None
+) -> Rendered:
+    """Render a post body; the html is sanitized and safe to mark as Markup.
+
+    Raises TooSlow when it takes longer than `time_limit` seconds (by default the app's
+    MARKDOWN_TIME_LIMIT), having kept nothing.
+    """
+    body, toc, stats = _timed(markdown_text, nofollow, time_limit)
     return Rendered(
         html=body,
         toc=toc,
@@ -167,15 +205,15 @@ def _escape_all(markup: str) -> str:
 
 
 def derive_summary(markdown_text: str, limit: int = SUMMARY_LIMIT) -> str:
-    """Plain-text summary from the first paragraph, cut at a word boundary."""
-    body, _ = _to_html(markdown_text)
-    return truncate_words(text_stats(body).first_paragraph, limit)
+    """Plain-text summary from the first paragraph, cut at a word boundary (TooSlow as render)."""
+    _, _, stats = _timed(markdown_text, False, None)
+    return truncate_words(stats.first_paragraph, limit)
 
 
 def reading_minutes(markdown_text: str, wpm: int = WORDS_PER_MINUTE) -> int:
-    """Whole minutes to read a body (code-block words count half), at least 1."""
-    body, _ = _to_html(markdown_text)
-    return minutes_for(text_stats(body), wpm)
+    """Whole minutes to read a body (code words count half), at least 1 (TooSlow as render)."""
+    _, _, stats = _timed(markdown_text, False, None)
+    return minutes_for(stats, wpm)
 
 
 def plain_text(text: str) -> str:

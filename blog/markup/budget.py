@@ -1,0 +1,206 @@
+"""A time limit on one call, so that no text can keep a server worker busy for long.
+
+`within(limit, work)` returns what `work()` returns, or raises `TooSlow` once `limit`
+seconds of wall-clock time have passed. Python cannot stop a thread from outside, so the
+limit is kept in one of two ways:
+
+* In the main thread (gunicorn's sync workers, the test client, every command), a
+  real-time interval timer (`setitimer`) sends SIGALRM, and its handler raises inside the
+  work. The interpreter runs signal handlers between bytecodes and during long regular
+  expression matches, so a pure-Python parser is stopped within milliseconds. The handler
+  raises only while the work's own frames are running, so the code around it is never
+  interrupted; the timer repeats until it is disarmed, in case library code swallows the
+  first stop. The previous SIGALRM handler is put back and the timer cleared, always.
+* Elsewhere (`flask run` serves each request in a thread, and signals reach only the main
+  thread), or when some other code already runs an interval timer, the work runs in a
+  forked child that sends its result back through a pipe and is killed at the limit.
+  That costs a fork per call, so it is kept for the cases the timer cannot serve.
+
+Whatever stops the work, nothing it made is kept: the caller gets the exception only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import os
+import pickle
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
+
+DEFAULT_LIMIT = 2.0  # seconds; MARKDOWN_TIME_LIMIT in the README
+LIMIT_RANGE = (0.1, 60.0)  # what the setting accepts
+# After the first stop, how often the timer fires again should the work carry on.
+_REPEAT = 0.05
+_CHUNK = 1 << 16
+
+
+class TooSlow(Exception):
+    """The work ran past its time limit and was stopped; nothing it made was kept."""
+
+    def __init__(self, limit: float) -> None:
+        super().__init__(f"stopped after {limit:g} seconds")
+        self.limit = limit
+
+
+class _Stop(BaseException):
+    """Raised inside the work by the timer. A BaseException, so that library code catching
+    Exception lets it through."""
+
+
+def seconds_from_env(name: str, default: float) -> float:
+    """A number of seconds in LIMIT_RANGE from the environment, or refuse to start."""
+    raw = os.environ.get(name) or str(default)
+    low, high = LIMIT_RANGE
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (raw.isascii() and low <= value <= high):  # also refuses nan and inf
+        raise RuntimeError(
+            f"{name} must be a number of seconds from {low:g} to {high:g}, not {raw!r}."
+        )
+    return value
+
+
+def within(limit: float, work: Callable[[], T]) -> T:
+    """The result of `work()`, or TooSlow once `limit` seconds have passed."""
+    if _timer_is_free():
+        return _with_timer(limit, work)
+    return _in_child(limit, work)
+
+
+def _timer_is_free() -> bool:
+    """True when this thread can use SIGALRM: the main thread, with no interval timer running
+    and a handler that can be put back (None is one installed outside Python)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    idle = signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    return idle and signal.getsignal(signal.SIGALRM) is not None
+
+
+def _run_work(work: Callable[[], T]) -> T:
+    """Call the work. The timer's handler raises only while this frame is on the stack."""
+    return work()
+
+
+_WORK_CODE = _run_work.__code__
+
+
+def _inside_work(frame: FrameType | None) -> bool:
+    """True when `frame` is the work's frame or one it called."""
+    while frame is not None:
+        if frame.f_code is _WORK_CODE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _with_timer(limit: float, work: Callable[[], T]) -> T:
+    """Run `work` in this (main) thread, stopped by SIGALRM at the limit."""
+    stopped = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopped
+        if _inside_work(frame):
+            stopped = True
+            raise _Stop
+
+    # The garbage collector runs other code's finalizers and weakref callbacks (SQLAlchemy's,
+    # say) in whichever frame allocates at the wrong moment: paused during the work, so that
+    # the stop only ever lands in the work's own code.
+    collecting = gc.isenabled()
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        gc.disable()
+        signal.setitimer(signal.ITIMER_REAL, limit, _REPEAT)
+        try:
+            result = _run_work(work)
+        except BaseException:
+            if stopped:  # a library may turn the stop into an error of its own
+                raise TooSlow(limit) from None
+            raise
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if collecting:
+            gc.enable()
+    if stopped:  # stopped, but the stop was swallowed: the result cannot be trusted
+        raise TooSlow(limit)
+    return result
+
+
+def _in_child(limit: float, work: Callable[[], T]) -> T:
+    """Run `work` in a forked child, killed at the limit; its result comes back pickled."""
+    deadline = time.monotonic() + limit
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except BaseException:
+        os.close(reader)
+        os.close(writer)
+        raise
+    if pid == 0:  # pragma: no cover (the child leaves through os._exit)
+        _child(reader, writer, work)
+    os.close(writer)
+    try:
+        payload = _read_until(reader, deadline)
+    finally:
+        os.close(reader)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if payload is None:
+        raise TooSlow(limit)
+    if not payload:
+        raise RuntimeError("the process doing the work ended without an answer")
+    ok, value = pickle.loads(payload)
+    if not ok:
+        raise value
+    return value
+
+
+def _child(reader: int, writer: int, work: Callable[[], object]) -> None:
+    """In the forked child: do the work, write (ok, result or error), leave at once."""
+    status = 0
+    try:
+        os.close(reader)
+        try:
+            payload = pickle.dumps((True, work()), pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            try:
+                payload = pickle.dumps((False, error), pickle.HIGHEST_PROTOCOL)
+            except Exception:
+                payload = pickle.dumps((False, RuntimeError(repr(error))))
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(writer, view) :]
+    except BaseException:
+        status = 1
+    finally:
+        # No cleanup of the parent's state: its database connections, files and buffers
+        # are the parent's, and exit handlers would touch them.
+        os._exit(status)
+
+
+def _read_until(reader: int, deadline: float) -> bytes | None:
+    """Everything the child writes until it closes the pipe; None if the deadline comes first."""
+    parts: list[bytes] = []
+    poller = select.poll()  # not select(): a busy server's descriptors may pass 1024
+    poller.register(reader, select.POLLIN)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(max(1, math.ceil(left * 1000))):
+            return None
+        part = os.read(reader, _CHUNK)
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
