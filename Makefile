@@ -15,7 +15,7 @@ APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-in
 PGHOST  ?= 127.0.0.1
 
 .PHONY: run test setup test-sqlite test-postgresql browser screenshots coverage mutation \
-	bench lint services redis clean
+	bench lint services redis clean serve serve-stop
 
 # A development run: debug mode supplies a development-only SECRET_KEY. Failed logins are
 # counted in the local Redis, as in production (counts in memory hold for one process only).
@@ -47,20 +47,21 @@ test: setup /usr/bin/chromium services
 	$(PY) -m tests.slowest $(REPORTS) || status=1; \
 	exit $$status
 
-# Every test but the browser suite, on SQLite.
+# Every test but the browser and deploy suites, on SQLite.
 test-sqlite:
-	TEST_DATABASE=sqlite $(UNIT) -m "not browser" $(call PASS_ARGS,sqlite)
+	TEST_DATABASE=sqlite $(UNIT) -m "not browser and not deploy" $(call PASS_ARGS,sqlite)
 
 # Only the tests that use the database (tests/conftest.py marks them from their fixtures):
 # the rest would run exactly as they do on SQLite.
 test-postgresql:
-	TEST_DATABASE=postgresql $(UNIT) -m "database and not browser" \
+	TEST_DATABASE=postgresql $(UNIT) -m "database and not browser and not deploy" \
 		$(call PASS_ARGS,postgresql)
 
 # The browser suite drives the same code on either store; it runs once, on SQLite, with one
-# server and one Chromium for all of it.
-browser: setup /usr/bin/chromium
-	$(PYTEST) tests/browser $(call PASS_ARGS,browser)
+# server and one Chromium for all of it. The deploy tests (tests/deploy/: nginx in front of two
+# gunicorns on PostgreSQL and Redis, one stack for the module) ride in this, the shortest pass.
+browser: setup /usr/bin/chromium /usr/sbin/nginx services
+	$(PYTEST) tests/browser tests/deploy $(call PASS_ARGS,browser)
 
 # Full-page screenshots of every kind of page at phone and desktop widths, for review.
 screenshots: setup /usr/bin/chromium
@@ -139,6 +140,24 @@ node_modules/.package-lock.json: package.json package-lock.json
 $(HTMX): node_modules/.package-lock.json
 	mkdir -p $(dir $@)
 	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+# The production stack on this machine (deploy/stack.py): nginx on 127.0.0.1:8080 in front
+# of two gunicorn app servers (8081, 8082), the `fieldnotes` PostgreSQL database (created,
+# migrated, demo loaded when empty) and Redis for the login limits. It keeps its pid files,
+# logs and generated SECRET_KEY in instance/stack/; `make serve-stop` stops what it started.
+serve: setup /usr/sbin/nginx /usr/bin/pg_ctlcluster services
+	$(PY) -m deploy.stack up
+
+serve-stop:
+	$(PY) -m deploy.stack down
+
+/usr/sbin/nginx:
+	$(SUDO) apt-get update -qq
+	$(APT) nginx
+
+/usr/bin/pg_ctlcluster:
+	$(SUDO) apt-get update -qq
+	$(APT) postgresql
 
 /usr/bin/wrk:
 	$(SUDO) apt-get update -qq

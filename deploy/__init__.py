@@ -1,0 +1,1 @@
+"""The reference deployment: nginx, gunicorn app servers, PostgreSQL and Redis (stack.py)."""

@@ -1,0 +1,259 @@
+"""The production stack for real: nginx in front of two gunicorn app servers on PostgreSQL
+and Redis, as deploy/stack.py brings it up for `make serve`.
+
+One stack serves the whole module; the last test takes the app servers down.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.deploy.conftest import MAX_AGE, Answer, Client, RunningStack, wait_until
+
+pytestmark = pytest.mark.deploy
+
+ENCODINGS = ("br", "gzip", "")
+MARK = "revised-behind-the-proxy"
+
+
+def _half_sent(port: int, payload: bytes) -> socket.socket:
+    """A connection that sent the start of a request and then nothing."""
+    connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+    connection.sendall(payload)
+    return connection
+
+
+def _newest_post(stack: RunningStack) -> tuple[int, str, str]:
+    """The id, slug and title of the newest published post."""
+    row = stack.scalar(
+        "SELECT id || ' ' || slug || ' ' || title FROM posts"
+        " WHERE status = 'published' ORDER BY published_at DESC LIMIT 1"
+    )
+    post_id, slug, title = str(row).split(" ", 2)
+    return int(post_id), slug, title
+
+
+def _save_title(client: Client, post_id: int, title: str) -> Answer:
+    """Change a post's title through the editor form, as a browser without htmx would."""
+    page = client.get(f"/editor/posts/{post_id}")
+    assert page.status == 200, (page.status, page.text[:300])
+    return client.submit(page, f"/editor/posts/{post_id}", {"title": title})
+
+
+def test_idle_half_sent_connections_hold_no_app_worker(running_stack: RunningStack) -> None:
+    """50 clients that sent half a request and wait never delay 200 ordinary requests.
+
+    First the hazard itself: straight at one app server, two such sockets take both of its
+    sync workers and a third request waits. Through nginx, none of them reaches a worker.
+    """
+    stack = running_stack.stack
+    direct = [_half_sent(stack.app_ports[0], b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")]
+    direct += [_half_sent(stack.app_ports[0], b"GET / HTTP/1.1\r\n") for _ in range(3)]
+    try:
+        with pytest.raises(TimeoutError):
+            running_stack.client(stack.app_ports[0]).request("GET", "/robots.txt", timeout=1)
+    finally:
+        for connection in direct:
+            connection.close()
+
+    idle = []
+    body_start = b"email=someone%40example.com&passw"
+    for number in range(50):
+        if number % 2:
+            payload = b"GET /?slow=%d HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/h" % number
+        else:
+            payload = (
+                b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/x-www-form-urlencoded\r\n"
+                b"Content-Length: 4000\r\n\r\n" + body_start
+            )
+        idle.append(_half_sent(stack.port, payload))
+    try:
+        slug = _newest_post(running_stack)[1]
+        paths = ["/", f"/posts/{slug}", "/feed.atom", "/sitemap.xml"]
+
+        for port in stack.app_ports:  # each worker's first render compiles its templates
+            warm = running_stack.client(port)
+            for path in paths * 2:
+                assert warm.get(path, {"Accept-Encoding": "gzip"}).status == 200
+
+        def ordinary(number: int) -> tuple[float, Answer]:
+            # A query string of its own: a miss in nginx's cache, so an app worker answers.
+            path = f"{paths[number % len(paths)]}?reader={number}"
+            started = time.monotonic()
+            answer = running_stack.client().get(path, {"Accept-Encoding": "gzip"})
+            return time.monotonic() - started, answer
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            results = list(pool.map(ordinary, range(200)))
+    finally:
+        for connection in idle:
+            connection.close()
+    assert [a.status for _, a in results] == [200] * 200
+    assert all(a.header("X-Cache") == "MISS" for _, a in results)
+    slowest = max(seconds for seconds, _ in results)
+    assert slowest < 1.0, f"slowest ordinary request took {slowest:.2f} s"
+
+
+def test_a_save_is_seen_within_max_age(running_stack: RunningStack) -> None:
+    """A save through app server A reaches every reader through the proxy once the copy
+    they were served has outlived max-age: stale copies only while the entry revalidates."""
+    post_id, slug, title = _newest_post(running_stack)
+    readers = running_stack.client()
+    for encoding in ENCODINGS:  # every variant is in the cache before the save
+        assert readers.get("/", {"Accept-Encoding": encoding}).status == 200
+        assert readers.get(f"/posts/{slug}", {"Accept-Encoding": encoding}).status == 200
+    assert readers.get("/", {"Accept-Encoding": "br"}).header("X-Cache") == "HIT"
+
+    editor = running_stack.client(running_stack.stack.app_ports[0])
+    editor.log_in()
+    new_title = f"{title} {MARK}"
+    saved = _save_title(editor, post_id, new_title)
+    assert saved.status == 303, (saved.status, saved.text[:300])
+    acknowledged = time.monotonic()
+
+    seen: list[tuple[float, str, str, bool]] = []
+    statuses: list[int] = []
+    stop = threading.Event()
+
+    def read(path: str, encoding: str) -> None:
+        client = running_stack.client()
+        while not stop.is_set():
+            answer = client.get(path, {"Accept-Encoding": encoding})
+            statuses.append(answer.status)
+            seen.append((time.monotonic() - acknowledged, path, encoding, MARK in answer.text))
+            time.sleep(0.05)
+
+    threads = [
+        threading.Thread(target=read, args=(path, encoding))
+        for path in ("/", f"/posts/{slug}")
+        for encoding in ENCODINGS
+    ]
+    for thread in threads:
+        thread.start()
+    time.sleep(MAX_AGE + 1.0)
+    stop.set()
+    for thread in threads:
+        thread.join()
+
+    assert set(statuses) == {200}
+    # An old copy may be served until its max-age is over, and once more while the expired
+    # entry is brought up to date in the background; never a moment later.
+    late_old = [(round(at, 2), p, e) for at, p, e, new in seen if not new and at > MAX_AGE + 0.5]
+    assert not late_old, f"old copies served after max-age: {late_old}"
+    # Each reader (one URL in one encoding) goes from old to new once, and never back.
+    for path in ("/", f"/posts/{slug}"):
+        for encoding in ENCODINGS:
+            flags = [new for _, p, e, new in sorted(seen) if (p, e) == (path, encoding)]
+            assert True in flags, f"{path} ({encoding or 'plain'}) never showed the save"
+            assert all(flags[flags.index(True) :]), f"{path} ({encoding}) went back to old"
+
+
+def test_editors_and_cookies_never_come_from_the_cache(running_stack: RunningStack) -> None:
+    """Editor pages and answers that set cookies reach only their own client; a request
+    with a session or remember-me cookie always goes to the app."""
+    editor = running_stack.client()
+    editor.log_in()
+    dashboard = editor.get("/editor/")
+    assert dashboard.status == 200
+    assert "Deploy Editor" in dashboard.text or "/logout" in dashboard.text
+    signed_in = editor.get("/", {"Accept-Encoding": "br"})
+    assert signed_in.header("X-Cache") == "BYPASS"
+    assert "private" in signed_in.header("Cache-Control")
+    assert 'action="/logout"' in signed_in.text
+
+    for _ in range(2):
+        reader = running_stack.client()
+        page = reader.get("/", {"Accept-Encoding": "br"})
+        assert page.status == 200
+        assert 'action="/logout"' not in page.text
+        assert reader.get("/editor/").status in {302, 303}
+        assert reader.get("/login").status == 200
+
+    remembered = running_stack.client()
+    remembered.cookies["remember_token"] = "1|not-a-real-token"
+    assert remembered.get("/", {"Accept-Encoding": "br"}).header("X-Cache") == "BYPASS"
+
+    # Over every answer the proxy has given in this module so far.
+    for answer in running_stack.proxy_answers:
+        if answer.from_cache:
+            assert not answer.set_cookies, f"{answer.path} came from the cache with a cookie"
+            assert not answer.path.startswith(("/login", "/logout", "/editor")), answer.path
+            assert "Cookie" not in answer.request_headers or not any(
+                name in answer.request_headers["Cookie"] for name in ("session=", "remember_token=")
+            ), f"{answer.path} answered a signed-in request from the cache"
+        if answer.path.startswith(("/login", "/logout", "/editor")):
+            assert answer.header("X-Cache") == "", answer.path
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_fragment_and_page_of_one_url_never_confused(
+    running_stack: RunningStack, encoding: str
+) -> None:
+    """The whole page and each htmx fragment of the same URL are kept apart in the cache,
+    whichever was asked first."""
+    kinds = {
+        "page": {},
+        "filter": {"HX-Request": "true", "HX-Target": "all-posts"},
+        "more": {"HX-Request": "true", "HX-Target": "post-list"},
+        "restore": {"HX-Request": "true", "HX-History-Restore-Request": "true"},
+    }
+    whole = {"page": True, "filter": False, "more": False, "restore": True}
+    client = running_stack.client()
+    for order in (list(kinds), list(reversed(kinds))):
+        for path in (f"/?page=2&order={order[0]}&enc={encoding}", "/?page=2"):
+            for _ in range(2):  # a miss, then whatever the cache holds
+                for kind in order:
+                    answer = client.get(path, {**kinds[kind], "Accept-Encoding": encoding})
+                    assert answer.status == 200
+                    # Small fragments go uncompressed; never in another client's encoding.
+                    assert answer.header("Content-Encoding") in {encoding, ""}
+                    is_whole = "<html" in answer.text[:500].lower()
+                    assert is_whole == whole[kind], (path, kind, answer.header("X-Cache"))
+    assert any(a.header("X-Cache") == "HIT" for a in running_stack.proxy_answers[-16:])
+
+
+def test_readers_and_editors_survive_a_dead_app_server(running_stack: RunningStack) -> None:
+    """With app server A killed, readers get pages and editors save through B; with both
+    gone, readers still get cached pages and editors a page that says what happened."""
+    stack = running_stack.stack
+    post_id, slug, _ = _newest_post(running_stack)
+    editor = running_stack.client()
+    editor.log_in()
+    reader = running_stack.client()
+    assert reader.get("/", {"Accept-Encoding": "br"}).status == 200
+
+    stack.kill_app(0)
+    for number in range(20):
+        path = ("/", f"/posts/{slug}", f"/?after-a={number}", "/feed.rss")[number % 4]
+        assert reader.get(path, {"Accept-Encoding": "br"}).status == 200, path
+    assert editor.get("/editor/").status == 200
+    saved = _save_title(editor, post_id, "Saved while server A was down")
+    assert saved.status == 303, (saved.status, saved.text[:300])
+    assert reader.get(f"/posts/{slug}?after-save=1").text.count("Saved while server A was down")
+
+    stack.kill_app(1)
+    # Pages in the cache are still served, stale if need be.
+    assert wait_until(lambda: reader.get("/", {"Accept-Encoding": "br"}).status == 200, 2)
+    down = editor.get("/editor/")
+    assert down.status == 503
+    assert "not answering" in down.text
+    assert down.header("Cache-Control") == "no-store"
+    assert down.header("Retry-After")
+    refused = editor.request("POST", f"/editor/posts/{post_id}", form={"title": "lost?"})
+    assert refused.status == 503
+
+    # Nothing acknowledged was lost: both saves are in the post and in its history.
+    title = running_stack.scalar("SELECT title FROM posts WHERE id = :id", id=post_id)
+    assert title == "Saved while server A was down"
+    revised = running_stack.scalar(
+        "SELECT count(*) FROM post_revisions WHERE post_id = :id AND title LIKE :mark",
+        id=post_id,
+        mark=f"%{MARK}",
+    )
+    assert revised == 1
