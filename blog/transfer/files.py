@@ -17,6 +17,7 @@ import sqlalchemy.orm as so
 from flask import current_app
 from flask.cli import with_appcontext
 
+from blog import markup
 from blog.authoring import images, store
 from blog.database import begin_write
 from blog.extensions import db
@@ -369,7 +370,9 @@ def _save(
     """Create or update a post per entry, by slug, in the session (the caller commits).
 
     `kept` holds, by slug, the old addresses each post already has: only the others are added
-    (an import never removes an old address).
+    (an import never removes an old address). ImportRefused when a body takes longer to
+    render than the time limit allows: nothing is saved then, and the bodies after it are
+    only rendered, so that one run reports every such body.
     """
     existing = _existing([item.entry.slug for item in loaded])
     # New topics and authors go in with the posts, in the one flush at the end.
@@ -381,7 +384,9 @@ def _save(
         (item.entry.author or default_author for item in loaded), flush=False
     )
     counts = Counts()
-    for item in _steps(loaded, "Importing posts", progress):
+
+    def save(item: Loaded) -> None:
+        """Create or update the entry's post (TooSlow when its body takes too long to render)."""
         entry = item.entry
         author = authors[entry.author or default_author]
         names = _topic_names(entry, default_topic)
@@ -411,7 +416,7 @@ def _save(
             post.image = image
             existing[entry.slug] = post
             counts.created += 1
-            continue
+            return
         wanted = replace(
             entry,
             author=author.name,
@@ -422,10 +427,41 @@ def _save(
         )
         if entry_of(post) == wanted and post.image is image and not fields.old_slugs:
             counts.unchanged += 1
-            continue
+            return
         store.update_post(post, fields)
         counts.updated += 1
+
+    too_slow: list[Problem] = []
+    for item in _steps(loaded, "Importing posts", progress):
+        if too_slow:  # nothing will be saved: only look for more bodies as slow
+            too_slow += _render_problems(item)
+            continue
+        try:
+            save(item)
+        except markup.TooSlow as slow:
+            too_slow.append(_too_slow_problem(item, slow))
+    if too_slow:
+        raise ImportRefused(too_slow)
     return counts
+
+
+def _too_slow_problem(item: Loaded, slow: markup.TooSlow) -> Problem:
+    """The problem reported for a body the render time limit stopped."""
+    message = (
+        f"the body takes too long to render (more than {slow.limit:g} seconds, the"
+        " MARKDOWN_TIME_LIMIT); long runs of brackets, asterisks or code fences are the usual"
+        " cause: break them up"
+    )
+    return Problem(item.source.shown, item.entry.line("body"), message)
+
+
+def _render_problems(item: Loaded) -> list[Problem]:
+    """The entry's body rendered as a save would render it, only to see that it can be."""
+    try:
+        markup.render(store.clean_text(item.entry.body))
+    except markup.TooSlow as slow:
+        return [_too_slow_problem(item, slow)]
+    return []
 
 
 @contextmanager

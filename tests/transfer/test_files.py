@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import random
 import shutil
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -264,6 +265,39 @@ def test_bad_image_refuses_the_import_and_keeps_no_image(app, runner, tmp_path):
     assert f"{site / 'with-none.md'}:5: `image`: cannot read nowhere/gone.png" in result.stderr
     assert "2 problem(s) in 2 file(s)" in result.stderr
     assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
+
+
+# Bodies that take half a minute or more to render without the time limit (issue #19).
+SLOW_BODIES = {"asterisks": ("**a" * 66_667)[:200_000], "fences": ("```\n" * 50_000)[:200_000]}
+TOO_SLOW = "the body takes too long to render (more than 0.3 seconds, the MARKDOWN_TIME_LIMIT)"
+
+
+def test_bodies_too_slow_to_render_refuse_the_import(app, runner, tmp_path, monkeypatch):
+    """Each such body is named, the import exits with 1, and nothing is written, the posts
+    already imported included; the answer comes well before the half minute they would take."""
+    monkeypatch.setitem(app.config, "MARKDOWN_TIME_LIMIT", 0.3)
+    site = tmp_path / "site"
+    paths = write_files(site, 3)
+    assert run(runner, "import", str(site)).exit_code == 0
+    before = counts(app)
+    with app.app_context():
+        stored_before = post_named("generated-post-1").body_markdown
+    header = "---\ntitle: {}\ndate: 2024-01-01\ntopics: [New topic]\n---\n\n"
+    slow_files = []
+    for name, body in SLOW_BODIES.items():
+        slow_files.append(site / f"slow-{name}.md")
+        slow_files[-1].write_text(header.format(f"Slow {name}") + body + "\n")
+    paths[1].write_text(paths[1].read_text() + "\n" + SLOW_BODIES["asterisks"] + "\n")
+    started = time.monotonic()
+    result = run(runner, "import", str(site))
+    assert time.monotonic() - started < 10
+    assert result.exit_code == 1
+    for path in [paths[1], *slow_files]:
+        assert f"{path}:1: {TOO_SLOW}" in result.stderr
+    assert "3 problem(s) in 3 file(s); nothing was imported." in result.stderr
+    assert counts(app) == before
+    with app.app_context():
+        assert post_named("generated-post-1").body_markdown == stored_before
 
 
 def test_images_must_sit_inside_the_imported_folder(app, runner, tmp_path):
