@@ -113,8 +113,9 @@ class Stack:
     # --- Settings -------------------------------------------------------------------------
 
     def secret_key(self) -> str:
-        """SECRET_KEY from the environment, else one made once and kept in the state dir."""
-        given = os.environ.get("SECRET_KEY")
+        """SECRET_KEY as given (settings, then environment), else one made once and kept
+        in the state dir."""
+        given = self.settings.get("SECRET_KEY") or os.environ.get("SECRET_KEY")
         if given:
             return given
         path = self.state_dir / "secret_key"
