@@ -1,20 +1,24 @@
 """A time limit on one call, so that no text can keep a server worker busy for long.
 
-`within(limit, work)` returns what `work()` returns, or raises `TooSlow` once `limit`
-seconds of wall-clock time have passed. Python cannot stop a thread from outside, so the
-limit is kept in one of two ways:
+`within(limit, work)` returns what `work()` returns, or raises `TooSlow` once the work has
+used `limit` seconds of CPU time. CPU time, not wall-clock time: on a loaded machine a
+process waits for a core, and that wait says nothing about the text (a wall-clock limit
+refused a one-paragraph post in a data-set build starved by other work). Python cannot
+stop a thread from outside, so the limit is kept in one of two ways:
 
-* In the main thread (gunicorn's sync workers, the test client, every command), a
-  real-time interval timer (`setitimer`) sends SIGALRM, and its handler raises inside the
-  work. The interpreter runs signal handlers between bytecodes and during long regular
-  expression matches, so a pure-Python parser is stopped within milliseconds. The handler
-  raises only while the work's own frames are running, so the code around it is never
-  interrupted; the timer repeats until it is disarmed, in case library code swallows the
-  first stop. The previous SIGALRM handler is put back and the timer cleared, always.
+* In the main thread (gunicorn's sync workers, the test client, every command), the
+  process's CPU-time interval timer (`setitimer(ITIMER_PROF)`) sends SIGPROF, and its
+  handler raises inside the work. The interpreter runs signal handlers between bytecodes
+  and during long regular expression matches, so a pure-Python parser is stopped within
+  milliseconds. The handler raises only while the work's own frames are running, so the
+  code around it is never interrupted; the timer repeats until it is disarmed, in case
+  library code swallows the first stop. The previous SIGPROF handler is put back and the timer cleared, always.
 * Elsewhere (`flask run` serves each request in a thread, and signals reach only the main
-  thread), or when some other code already runs an interval timer, the work runs in a
-  forked child that sends its result back through a pipe and is killed at the limit.
-  That costs a fork per call, so it is kept for the cases the timer cannot serve.
+  thread), or when some other code already runs that timer (a sampling profiler), the
+  work runs in a forked child, whose only thread keeps the same CPU-time limit and sends
+  its result back through a pipe; a child that neither answers nor stops within
+  WALL_FACTOR times the limit is killed. That costs a fork per call, so it is kept for
+  the cases the timer cannot serve.
 
 Whatever stops the work, nothing it made is kept: the caller gets the exception only.
 """
@@ -40,6 +44,9 @@ DEFAULT_LIMIT = 2.0  # seconds; MARKDOWN_TIME_LIMIT in the README
 LIMIT_RANGE = (0.1, 60.0)  # what the setting accepts
 # After the first stop, how often the timer fires again should the work carry on.
 _REPEAT = 0.05
+# How long, in wall-clock time, a child process may take per second of its CPU limit.
+WALL_FACTOR = 10
+_TIMER, _SIGNAL = signal.ITIMER_PROF, signal.SIGPROF
 _CHUNK = 1 << 16
 
 
@@ -49,6 +56,10 @@ class TooSlow(Exception):
     def __init__(self, limit: float) -> None:
         super().__init__(f"stopped after {limit:g} seconds")
         self.limit = limit
+
+    def __reduce__(self) -> tuple[type[TooSlow], tuple[float]]:
+        """Pickled with its limit, as a child process sends it back."""
+        return (TooSlow, (self.limit,))
 
 
 class _Stop(BaseException):
@@ -72,19 +83,19 @@ def seconds_from_env(name: str, default: float) -> float:
 
 
 def within(limit: float, work: Callable[[], T]) -> T:
-    """The result of `work()`, or TooSlow once `limit` seconds have passed."""
+    """The result of `work()`, or TooSlow once it has used `limit` seconds of CPU time."""
     if _timer_is_free():
         return _with_timer(limit, work)
     return _in_child(limit, work)
 
 
 def _timer_is_free() -> bool:
-    """True when this thread can use SIGALRM: the main thread, with no interval timer running
+    """True when this thread can use SIGPROF: the main thread, with no CPU-time timer running
     and a handler that can be put back (None is one installed outside Python)."""
     if threading.current_thread() is not threading.main_thread():
         return False
-    idle = signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    return idle and signal.getsignal(signal.SIGALRM) is not None
+    idle = signal.getitimer(_TIMER) == (0.0, 0.0)
+    return idle and signal.getsignal(_SIGNAL) is not None
 
 
 def _run_work(work: Callable[[], T]) -> T:
@@ -105,7 +116,7 @@ def _inside_work(frame: FrameType | None) -> bool:
 
 
 def _with_timer(limit: float, work: Callable[[], T]) -> T:
-    """Run `work` in this (main) thread, stopped by SIGALRM at the limit."""
+    """Run `work` in this (main) thread, stopped by SIGPROF at the limit."""
     stopped = False
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -118,10 +129,10 @@ def _with_timer(limit: float, work: Callable[[], T]) -> T:
     # say) in whichever frame allocates at the wrong moment: paused during the work, so that
     # the stop only ever lands in the work's own code.
     collecting = gc.isenabled()
-    previous = signal.signal(signal.SIGALRM, stop)
+    previous = signal.signal(_SIGNAL, stop)
     try:
         gc.disable()
-        signal.setitimer(signal.ITIMER_REAL, limit, _REPEAT)
+        signal.setitimer(_TIMER, limit, _REPEAT)
         try:
             result = _run_work(work)
         except BaseException:
@@ -129,8 +140,8 @@ def _with_timer(limit: float, work: Callable[[], T]) -> T:
                 raise TooSlow(limit) from None
             raise
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(_TIMER, 0)
+        signal.signal(_SIGNAL, previous)
         if collecting:
             gc.enable()
     if stopped:  # stopped, but the stop was swallowed: the result cannot be trusted
@@ -139,8 +150,10 @@ def _with_timer(limit: float, work: Callable[[], T]) -> T:
 
 
 def _in_child(limit: float, work: Callable[[], T]) -> T:
-    """Run `work` in a forked child, killed at the limit; its result comes back pickled."""
-    deadline = time.monotonic() + limit
+    """Run `work` in a forked child under the same CPU-time limit; its result (or TooSlow)
+    comes back pickled. A child that does not answer in WALL_FACTOR times the limit is
+    killed, and that too is TooSlow."""
+    deadline = time.monotonic() + limit * WALL_FACTOR
     reader, writer = os.pipe()
     try:
         pid = os.fork()
@@ -149,7 +162,7 @@ def _in_child(limit: float, work: Callable[[], T]) -> T:
         os.close(writer)
         raise
     if pid == 0:  # pragma: no cover (the child leaves through os._exit)
-        _child(reader, writer, work)
+        _child(reader, writer, lambda: _with_timer(limit, work))
     os.close(writer)
     try:
         payload = _read_until(reader, deadline)
