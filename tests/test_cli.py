@@ -24,6 +24,27 @@ ROOT = Path(__file__).resolve().parent.parent
 NO_TABLES = "Error: The database has no tables yet: run `flask --app blog db upgrade` first."
 
 
+def test_posts_rerender_leaves_a_body_too_slow_to_render_as_it_was(app, runner, posts, monkeypatch):
+    """A body the time limit refuses keeps its page; the others are re-rendered, and the
+    command names the refused post and fails."""
+    slow, quick = posts.create(2, body="Hello **world**.")
+    with app.app_context():
+        db.session.execute(sa.update(Post).values(render_version=0, body_html="<p>old</p>"))
+        db.session.execute(
+            sa.update(Post).where(Post.slug == slow).values(body_markdown="**a" * 60_000)
+        )
+        db.session.commit()
+        slow_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slow))
+    monkeypatch.setitem(app.config, "MARKDOWN_TIME_LIMIT", 0.1)
+    result = runner.invoke(args=["posts", "rerender"])
+    assert result.exit_code == 1, result.output
+    assert "Re-rendered 1 posts" in result.output
+    assert f"post {slow_id} ({slow})" in result.output and "MARKDOWN_TIME_LIMIT" in result.output
+    with app.app_context():
+        pages = dict(db.session.execute(sa.select(Post.slug, Post.body_html)).all())
+    assert pages[slow] == "<p>old</p>" and "<strong>world</strong>" in pages[quick]
+
+
 def test_posts_rerender_refreshes_stale_renders(app, runner, posts):
     """Posts rendered by an older pipeline are re-rendered; current ones are left alone."""
     stale, fresh = posts.create(2, body="Hello **world**.")

@@ -19,6 +19,7 @@ from flask.wrappers import Response
 from flask_login import current_user
 from werkzeug.wrappers import Response as BaseResponse
 
+from blog import markup
 from blog.authoring import store
 from blog.authoring.editor import bp, post_or_404
 from blog.authoring.forms import ConfirmForm
@@ -302,6 +303,13 @@ def restore_post(post_id: int) -> BaseResponse:
     except RestoreRefused as refused:
         db.session.rollback()
         return _trash_page(status=409, problem=str(refused))
+    except markup.TooSlow as slow:  # a body saved under a larger MARKDOWN_TIME_LIMIT
+        db.session.rollback()
+        return _trash_page(
+            status=422,
+            problem=f"“{title}” was not restored: its text takes too long to render (more "
+            f"than {slow.limit:g} seconds). It stays in the trash.",
+        )
     except sa.exc.IntegrityError:
         # Another editor restored it, or took one of its addresses, at this very moment.
         db.session.rollback()

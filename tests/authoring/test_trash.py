@@ -507,3 +507,24 @@ def test_migration_0012_adds_the_trash_and_takes_it_away(empty_database_url):
         assert "trashed_posts" in sa.inspect(db.engine).get_table_names()
         db.session.remove()
         db.engine.dispose()
+
+
+def test_a_body_now_too_slow_to_render_stays_in_the_trash(app, editor_client, monkeypatch):
+    """A post saved under a larger time limit whose body the limit now refuses: 422 that
+    says so, nothing written, the entry still in the trash."""
+    from blog import markup
+
+    post_id = make_full_post(app)
+    delete(editor_client, post_id)
+
+    def too_slow(*_args, **_kwargs):
+        raise markup.TooSlow(2.0)
+
+    monkeypatch.setattr(store.markup, "render", too_slow)
+    response = restore(editor_client, post_id)
+    assert response.status_code == 422
+    problem = page(response).select_one("#trash-problem").get_text()
+    assert "takes too long to render" in problem and "stays in the trash" in problem
+    with app.app_context():
+        assert db.session.get(Post, post_id) is None
+        assert db.session.get(TrashedPost, post_id) is not None
