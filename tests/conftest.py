@@ -29,6 +29,15 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+def require(condition: bool, message: str) -> None:
+    """Fail in CI, skip elsewhere, when something a test needs is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """`--screenshots`: the browser suite saves its page captures (`make screenshots`)."""
     parser.addoption(

@@ -38,7 +38,7 @@ from playwright.sync_api import (
 from playwright.sync_api import Error as PlaywrightError
 
 from blog import create_app
-from tests.conftest import IN_CI
+from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -70,15 +70,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if HERE in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.browser)
-
-
-def require(condition: bool, message: str) -> None:
-    """Fail in CI, skip elsewhere, when something the browser suite needs is missing."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
 
 
 @dataclass

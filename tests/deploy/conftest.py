@@ -30,7 +30,7 @@ from flask import Flask
 
 from blog import create_app
 from deploy.stack import Stack, StackError, nginx_binary
-from tests.conftest import IN_CI, REDIS_URL, PostFactory, postgres_database
+from tests.conftest import REDIS_URL, PostFactory, postgres_database, require
 
 # Short enough for a test to watch an entry expire; the stale window is longer on purpose,
 # so readers would see old copies if the proxy ignored max-age.
@@ -41,15 +41,6 @@ EDITOR_PASSWORD = "a long deploy test password"
 SECRET_KEY = "deploy-suite-secret"
 # Enough published posts for a second listing page (12 a page).
 POSTS = 30
-
-
-def require(condition: bool, message: str) -> None:
-    """Fail in CI, skip elsewhere, when something the stack needs is missing."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
 
 
 def free_port() -> int:
