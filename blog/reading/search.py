@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +31,10 @@ from blog.web.params import page_number
 bp = Blueprint("search", __name__)
 
 MAX_QUERY_LENGTH = 200
+# Distinct words a search looks for. Each word costs the engines a pass over its index
+# entries (and FTS5 scores every term as a phrase of its own), so a search of 200 characters
+# of common words would cost many times one of a few words.
+MAX_WORDS = 8
 # The engines wrap matched words in these private-use characters; only after the snippet is
 # escaped do they become <mark> tags, so a post's own text can never open a tag.
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"
@@ -143,6 +147,51 @@ def parse_query(text: str) -> list[Term]:
             return [Term(body) for body, _ in done]
         return [Term(last)]
     return [Term(body) for body, _ in done] + [Term(last, prefix=growing)]
+
+
+@dataclass(frozen=True)
+class Query:
+    """The terms a search looks for, and the words of the reader's text it leaves out."""
+
+    terms: tuple[Term, ...]
+    left_out: tuple[str, ...] = ()
+
+
+def _key(words: Iterable[str]) -> tuple[str, ...]:
+    """What makes two terms the same search, whatever their case or punctuation."""
+    return tuple(word.casefold() for word in words)
+
+
+def limit_terms(terms: Sequence[Term]) -> Query:
+    """The terms with repeats dropped and at most MAX_WORDS words in all, in the reader's order.
+
+    A repeat changes no result, so it goes silently (a repeated word while typing is also
+    one the reader finished before: that one stays). Words past the limit are named in
+    `left_out`, a phrase that crosses it is cut there, so the page can say what was not
+    searched.
+    """
+    kept: list[Term] = []
+    seen: set[tuple[str, ...]] = set()
+    left_out: list[str] = []
+    room = MAX_WORDS
+    for term in terms:
+        words = term.words
+        if _key(words) in seen:
+            continue
+        if room == 0:
+            left_out.append(" ".join(words))
+            continue
+        if len(words) > room:
+            cut = [match.end() for match in _WORDS.finditer(term.text)][room - 1]
+            left_out.append(" ".join(words[room:]))
+            term = Term(term.text[:cut])
+            words = term.words
+            if _key(words) in seen:
+                continue
+        seen.add(_key(words))
+        kept.append(term)
+        room -= len(words)
+    return Query(tuple(kept), tuple(left_out))
 
 
 # --- Queries on each engine --------------------------------------------------------------
@@ -403,13 +452,15 @@ class Results:
     """One page of search results, with a highlighted excerpt for each post that has one.
 
     `page.total` counts the results a reader can page through: all matches, or the latest
-    RANKED_MATCHES of them when more match. `matched` counts every match.
+    RANKED_MATCHES of them when more match. `matched` counts every match. `left_out` names
+    the words of the text past MAX_WORDS, which were not searched.
     """
 
     page: listing.Page
     matched: int = 0
     snippets: dict[int, Markup] = field(default_factory=dict)
     searchable: bool = True
+    left_out: tuple[str, ...] = ()
 
     @property
     def capped(self) -> bool:
@@ -422,21 +473,24 @@ def search_posts(
 ) -> Results:
     """One page of the live posts that contain every term of `text`, best match first.
 
-    Ties in relevance go to the newest post. When more than RANKED_MATCHES posts match, the
+    At most MAX_WORDS distinct words are searched (`left_out` names the others). Ties in
+    relevance go to the newest post. When more than RANKED_MATCHES posts match, the
     RANKED_MATCHES most recently added of them are ranked (so a one-word query on a large blog stays
     fast); the count still covers them all. A text with nothing to search (no letter or
     digit) has no results and `searchable` False.
     """
-    terms = parse_query(text)
+    query = limit_terms(parse_query(text))
+    terms = query.terms
     if not terms:
         return Results(listing.Page([], number, per_page, 0), searchable=False)
     engine = _engine()
     found = engine.ranked_page(terms, topic, per_page, (number - 1) * per_page)
     if not found.ids:
-        return Results(listing.Page([], number, per_page, found.ranked), found.total)
+        empty = listing.Page([], number, per_page, found.ranked)
+        return Results(empty, found.total, left_out=query.left_out)
     cards = (*listing.CARD_OPTIONS, so.joinedload(Post.primary_topic))
-    query = sa.select(Post).where(Post.id.in_(found.ids)).options(*cards)
-    by_id = {post.id: post for post in db.session.scalars(query)}
+    statement = sa.select(Post).where(Post.id.in_(found.ids)).options(*cards)
+    by_id = {post.id: post for post in db.session.scalars(statement)}
     ellipses = isinstance(engine, _PostgreSQL)
     snippets = {}
     for post_id, body in db.session.execute(engine.snippets(terms, found.ids)):
@@ -444,7 +498,8 @@ def search_posts(
         if snippet is not None:
             snippets[post_id] = snippet
     posts = [by_id[post_id] for post_id in found.ids if post_id in by_id]
-    return Results(listing.Page(posts, number, per_page, found.ranked), found.total, snippets)
+    page = listing.Page(posts, number, per_page, found.ranked)
+    return Results(page, found.total, snippets, left_out=query.left_out)
 
 
 def include_object(
@@ -486,14 +541,35 @@ def search_url(text: str, topic: Topic | None, page: int = 1) -> str:
     return url_for("search.search_page", **args)
 
 
-def _status(text: str, results: Results | None) -> str:
+def notices(was_cut: bool, results: Results | None) -> list[str]:
+    """What the page says about the search itself: text it cut or left out. Shown above the
+    results and announced with them."""
+    said = []
+    if was_cut:
+        said.append(
+            f"Searches are limited to {MAX_QUERY_LENGTH} characters: "
+            f"only the first {MAX_QUERY_LENGTH} were used."
+        )
+    if results is not None and results.left_out:
+        left = " ".join(results.left_out)
+        verb = "was" if len(left.split()) == 1 else "were"
+        said.append(
+            f"Searches are limited to {MAX_WORDS} different words: "
+            f"\u201c{left}\u201d {verb} not searched."
+        )
+    return said
+
+
+def _status(text: str, results: Results | None, said: list[str]) -> str:
     """What the header's live region announces after a search swaps in."""
     if results is None:
         return ""
     total = results.matched
     if total == 0:
-        return f"No results for \u201c{text}\u201d"
-    return f"{total:,} result{'s' if total != 1 else ''} for \u201c{text}\u201d"
+        status = f"No results for \u201c{text}\u201d"
+    else:
+        status = f"{total:,} result{'s' if total != 1 else ''} for \u201c{text}\u201d"
+    return f"{status}. {' '.join(said)}" if said else status
 
 
 def _topics_for_select(chosen: Topic | None) -> list[Topic]:
@@ -523,17 +599,17 @@ def search_page() -> Response:
         results = search_posts(text, topic=topic, number=number, per_page=per_page)
         if number > results.page.pages:
             abort(404, description="That page is past the end of the results.")
+    said = notices(was_cut, results)
     title = f"\u201c{text}\u201d \u00b7 Search" if text else "Search"
     response = htmx.render(
         "public/search.html",
         block,
         search_query=text,
-        was_cut=was_cut,
-        max_length=MAX_QUERY_LENGTH,
+        notices=said,
         topic=topic,
         topics=_topics_for_select(topic) if block in (None, "search_main") else [],
         results=results,
-        status_text=_status(text, results),
+        status_text=_status(text, results, said),
         page_title=f"{title} \u00b7 {current_app.config['SITE_NAME']}",
         page_url=lambda page: search_url(text, topic, page),
         all_topics_url=search_url(text, None),
