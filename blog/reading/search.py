@@ -3,11 +3,14 @@
 SQLite searches the FTS5 table `post_search`, PostgreSQL the `posts.search_vector` column;
 migration 0004_search creates both and the triggers that keep them current on every write.
 The reader's text never reaches either engine's query syntax: it is split into terms here,
-and each term is passed as a quoted string (FTS5) or as bound text (PostgreSQL).
+and each term is passed as a quoted string (FTS5) or as bound text (PostgreSQL). At most
+MAX_WORDS distinct words are searched, and excerpts are cut here from the first
+SNIPPET_WINDOW characters of each body shown, never by an engine over a whole body.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,11 +38,16 @@ MAX_QUERY_LENGTH = 200
 # entries (and FTS5 scores every term as a phrase of its own), so a search of 200 characters
 # of common words would cost many times one of a few words.
 MAX_WORDS = 8
-# The engines wrap matched words in these private-use characters; only after the snippet is
-# escaped do they become <mark> tags, so a post's own text can never open a tag.
+# Excerpts wrap matched words in these private-use characters (taken out of the post's text
+# first); only after the excerpt is escaped do they become <mark> tags, so a post's own text
+# can never open a tag.
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"
 ELLIPSIS = "\u2026"
 SNIPPET_WORDS = 28
+# Words of context before the first marked word of an excerpt.
+SNIPPET_LEAD_WORDS = 6
+# How much of a body an excerpt is cut from: a match further in shows the card alone.
+SNIPPET_WINDOW = 20_000
 
 # Swap targets on the search page and the blocks of public/search.html that fill them.
 SEARCH_FRAGMENTS = {
@@ -52,7 +60,6 @@ SEARCH_FRAGMENTS = {
 BM25_WEIGHTS = (10.0, 4.0, 1.0, 2.0)
 FTS_TABLE = sa.table("post_search", sa.column("rowid", sa.Integer))
 FTS_NAME: sa.ColumnElement[str] = sa.literal_column("post_search")
-FTS_BODY_COLUMN = 2
 # Post ids and publish dates read through ix_posts_search_live (SQLAlchemy has no SQLite
 # index hints, so the hinted select is written out).
 SQLITE_LIVE = (
@@ -68,10 +75,6 @@ MIN_PREFIX = 2
 
 PG_CONFIG: sa.ColumnElement[str] = sa.literal_column("'english'::regconfig")
 PG_VECTOR = sa.literal_column("posts.search_vector", pg.TSVECTOR)
-PG_HEADLINE = (
-    f"StartSel={MARK_OPEN}, StopSel={MARK_CLOSE}, MaxWords={SNIPPET_WORDS}, "
-    "MinWords=12, ShortWord=2, MaxFragments=1, HighlightAll=false"
-)
 
 # The unmapped objects that hold the index: kept out of model-vs-schema comparisons.
 INDEX_TABLES = frozenset(
@@ -250,7 +253,7 @@ class Ranked:
 
 
 class _Engine:
-    """How one database finds, ranks, counts and excerpts matches."""
+    """How one database finds, ranks and counts matches."""
 
     def ranked_page(
         self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
@@ -258,13 +261,9 @@ class _Engine:
         """One page of matches ranked by relevance, newest first among equals."""
         raise NotImplementedError
 
-    def snippets(self, terms: Sequence[Term], ids: list[int]) -> sa.Select:
-        """Rows of (post id, marked excerpt of the body) for these posts."""
-        raise NotImplementedError
-
 
 class _SQLite(_Engine):
-    """SQLite FTS5 over published posts: bm25() ranking, snippet() excerpts."""
+    """SQLite FTS5 over published posts, ranked with bm25()."""
 
     def _conditions(self, terms: Sequence[Term], topic: Topic | None) -> list:
         # The index holds published posts only; hide those whose publish time is still ahead
@@ -318,14 +317,6 @@ class _SQLite(_Engine):
             total = db.session.scalar(count) or 0
         return Ranked([row[0] for row in rows], ranked, total)
 
-    def snippets(self, terms: Sequence[Term], ids: list[int]) -> sa.Select:
-        snippet = sa.func.snippet(
-            FTS_NAME, FTS_BODY_COLUMN, MARK_OPEN, MARK_CLOSE, ELLIPSIS, SNIPPET_WORDS
-        )
-        return sa.select(FTS_TABLE.c.rowid, snippet).where(
-            FTS_NAME.op("MATCH")(_fts5_match(terms)), FTS_TABLE.c.rowid.in_(ids)
-        )
-
 
 # Planner switches for the PostgreSQL ranking statement (see _through_the_gin_index).
 _PLANNER_SETTINGS = "('enable_seqscan', 'enable_indexscan')"
@@ -354,7 +345,7 @@ def _through_the_gin_index() -> Iterator[None]:
 
 
 class _PostgreSQL(_Engine):
-    """PostgreSQL: the GIN-indexed tsvector, ts_rank_cd() ranking, ts_headline() excerpts."""
+    """PostgreSQL: the GIN-indexed tsvector, ranked with ts_rank_cd()."""
 
     def ranked_page(
         self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
@@ -393,10 +384,6 @@ class _PostgreSQL(_Engine):
             counts = rows[0][1:] if rows else db.session.execute(sa.select(ranked, total)).one()
         return Ranked([row[0] for row in rows], *counts)
 
-    def snippets(self, terms: Sequence[Term], ids: list[int]) -> sa.Select:
-        headline = sa.func.ts_headline(PG_CONFIG, Post.body_markdown, _tsquery(terms), PG_HEADLINE)
-        return sa.select(Post.id, headline).where(Post.id.in_(ids))
-
 
 def _engine() -> _Engine:
     """The search engine of the database the app talks to."""
@@ -410,9 +397,100 @@ def _engine() -> _Engine:
 
 # --- Snippets ----------------------------------------------------------------------------
 
+# Endings a word may have or lack and still be the reader's word ("checkpointing" marks
+# "checkpoint", "latency" marks "latencies"): close to what the engines' stemmers fold
+# together, for marking only (which posts match is the engines' business).
+_ENDINGS = sorted(
+    "s es ies ied ed d e y er ers ly ing ings ion ions ation ations ment ments ness".split(),  # noqa: SIM905
+    key=len,
+    reverse=True,
+)
+_ENDING = "(?:" + "|".join(_ENDINGS) + ")?"
+_STEM_FLOOR = 3  # an ending is taken off only when this many letters stay
+_AFTER_WORD = r"(?![^\W_])"
+_SPACED = re.compile(r"\S+")
+
+
+def _stem(word: str) -> str:
+    """The word without the longest ending that leaves it at least three letters long."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= _STEM_FLOOR:
+            return word[: -len(ending)]
+    return word
+
+
+def _term_pattern(term: Term) -> str:
+    """A regular expression for the term in lower-cased text: its words in a row, each with
+    or without an ending (the last word of a prefix with any ending)."""
+    words = [word.lower() for word in term.words]
+    parts = [re.escape(_stem(word)) + _ENDING for word in words]
+    if term.prefix:  # the word typed so far, finished or not
+        parts[-1] = f"(?:{re.escape(words[-1])}[^\\W_]*|{parts[-1]})"
+    return r"[\W_]+".join(parts) + _AFTER_WORD
+
+
+def marker(terms: Sequence[Term]) -> re.Pattern[str] | None:
+    """One pattern that finds any of the terms in lower-cased text (None without terms).
+
+    It starts with the words' own letters and has no groups, so the regular expression
+    engine skips to likely places instead of trying every position.
+    """
+    patterns = [_term_pattern(term) for term in terms if term.words]
+    return re.compile("|".join(patterns)) if patterns else None
+
+
+def _lower(text: str) -> str:
+    """The text in lower case, character for character (offsets stay valid)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+def _found(pattern: re.Pattern[str], text: str, lowered: str, start: int, end: int):
+    """The pattern's matches in text[start:end] that begin a word."""
+    for match in pattern.finditer(lowered, start, end):
+        at = match.start()
+        if at == 0 or not text[at - 1].isalnum():
+            yield match
+
+
+def excerpt(window: str, pattern: re.Pattern[str], cut: bool) -> Markup | None:
+    """A one-line excerpt around the first match in `window` (the start of a body; `cut`
+    when the body goes on), its matches marked, or None when nothing in it matches.
+
+    The window is read once for its first match; the excerpt is cut from the few hundred
+    characters around it, so its cost does not grow with the body.
+    """
+    text = window.replace(MARK_OPEN, " ").replace(MARK_CLOSE, " ")
+    lowered = _lower(text)
+    first = next(_found(pattern, text, lowered, 0, len(text)), None)
+    if first is None:
+        return None
+    # A few words of context before the match (none cut in two), then SNIPPET_WORDS words.
+    before = max(0, first.start() - 120)
+    starts = [word.start() for word in _SPACED.finditer(text, before, first.start())]
+    if before > 0 and not text[before - 1].isspace():
+        starts = starts[1:]
+    start = starts[-SNIPPET_LEAD_WORDS:][0] if starts else first.start()
+    words = _SPACED.finditer(text, start, start + 600)
+    ends = [word.end() for _, word in zip(range(SNIPPET_WORDS), words, strict=False)]
+    end = max(ends[-1] if ends else first.end(), first.end())
+    parts: list[str] = []
+    at = start
+    for match in _found(pattern, text, lowered, start, end):
+        parts += [text[at : match.start()], MARK_OPEN, text[match.start() : match.end()]]
+        parts.append(MARK_CLOSE)
+        at = match.end()
+    parts.append(text[at:end])
+    body = _tidy("".join(parts))
+    before = f"{ELLIPSIS} " if start > 0 else ""
+    after = f" {ELLIPSIS}" if end < len(text) or cut else ""
+    return highlighted(before + body + after)
+
 
 def highlighted(snippet: str) -> Markup:
-    """Escape an engine's snippet and turn its markers into balanced <mark> tags."""
+    """Escape a snippet and turn its markers into balanced <mark> tags."""
     parts: list[str] = []
     inside = False
     for piece in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", snippet):
@@ -431,17 +509,6 @@ def highlighted(snippet: str) -> Markup:
 def _tidy(snippet: str) -> str:
     """Drop the Markdown that reads as noise in a one-line excerpt (heading marks, fences)."""
     return " ".join(_HEADING.sub(r"\1", _FENCE.sub(" ", snippet)).split())
-
-
-def _snippet(body: str | None, ellipses: bool) -> Markup | None:
-    """The body's marked excerpt, or None when the match was elsewhere (title, summary, topic).
-
-    A summary match needs no excerpt: the card already shows the summary.
-    """
-    if not body or MARK_OPEN not in body:
-        return None
-    text = _tidy(body)
-    return highlighted(f"{ELLIPSIS} {text} {ELLIPSIS}" if ellipses else text)
 
 
 # --- The one query function ------------------------------------------------------------------
@@ -468,6 +535,17 @@ class Results:
         return self.matched > self.page.total
 
 
+@functools.cache
+def _cards_statement() -> sa.Select:
+    """The cards of the posts `ids`, each with the start of its body for the excerpt (one
+    character more than the window, to tell whether the body goes on). PostgreSQL
+    decompresses a stored body only as far as substr() reads."""
+    window = sa.func.substr(Post.body_markdown, 1, SNIPPET_WINDOW + 1)
+    cards = (*listing.CARD_OPTIONS, so.joinedload(Post.primary_topic))
+    ids = sa.bindparam("ids", expanding=True, type_=sa.Integer)
+    return sa.select(Post, window).where(Post.id.in_(ids)).options(*cards)
+
+
 def search_posts(
     text: str, *, topic: Topic | None = None, number: int = 1, per_page: int = 12
 ) -> Results:
@@ -488,15 +566,15 @@ def search_posts(
     if not found.ids:
         empty = listing.Page([], number, per_page, found.ranked)
         return Results(empty, found.total, left_out=query.left_out)
-    cards = (*listing.CARD_OPTIONS, so.joinedload(Post.primary_topic))
-    statement = sa.select(Post).where(Post.id.in_(found.ids)).options(*cards)
-    by_id = {post.id: post for post in db.session.scalars(statement)}
-    ellipses = isinstance(engine, _PostgreSQL)
-    snippets = {}
-    for post_id, body in db.session.execute(engine.snippets(terms, found.ids)):
-        snippet = _snippet(body, ellipses)
-        if snippet is not None:
-            snippets[post_id] = snippet
+    pattern = marker(query.terms)
+    by_id: dict[int, Post] = {}
+    snippets: dict[int, Markup] = {}
+    for post, start in db.session.execute(_cards_statement(), {"ids": found.ids}):
+        by_id[post.id] = post
+        if start and pattern is not None:
+            snippet = excerpt(start[:SNIPPET_WINDOW], pattern, len(start) > SNIPPET_WINDOW)
+            if snippet is not None:
+                snippets[post.id] = snippet
     posts = [by_id[post_id] for post_id in found.ids if post_id in by_id]
     page = listing.Page(posts, number, per_page, found.ranked)
     return Results(page, found.total, snippets, left_out=query.left_out)

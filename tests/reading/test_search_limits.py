@@ -1,11 +1,15 @@
-"""What a search may cost: the words it looks for (issue 19)."""
+"""What a search may cost: the words it looks for, and the part of a body an excerpt is cut
+from (issue 19)."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 from bs4 import BeautifulSoup
 
 from blog.reading import search
+from tests.conftest import DATABASE
 
 HTMX_MAIN = {"HX-Request": "true", "HX-Target": "main"}
 EIGHT = ("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8")
@@ -24,6 +28,15 @@ def texts(page: BeautifulSoup, selector: str) -> list[str]:
 def titles(page: BeautifulSoup) -> list[str]:
     """Titles of the results, in order."""
     return [a.get_text(strip=True) for a in page.select("#result-list .card-title a")]
+
+
+@pytest.fixture
+def slow_markdown_allowed(app):
+    """Long bodies render within the time Markdown is allowed, however busy the machine."""
+    before = app.config.get("MARKDOWN_TIME_LIMIT")
+    app.config["MARKDOWN_TIME_LIMIT"] = 60
+    yield
+    app.config["MARKDOWN_TIME_LIMIT"] = before
 
 
 # --- Words: repeats dropped, at most eight -----------------------------------------------
@@ -89,3 +102,114 @@ def test_a_long_cut_query_says_both(client, posts):
     assert len(notices) == 2
     assert notices[0].startswith("Searches are limited to 200 characters")
     assert notices[1].startswith("Searches are limited to 8 different words: “w8 w9")
+
+
+# --- The cost of one search -----------------------------------------------------------------
+
+
+def the_and_more(characters: int) -> str:
+    """Prose in which "the" is every third word or so, `characters` long."""
+    sentence = "The cache of the replica held the index while the planner read the table. "
+    paragraphs = []
+    while sum(len(p) + 2 for p in paragraphs) < characters:
+        paragraphs.append(sentence * 12)
+    return "\n\n".join(paragraphs)[:characters]
+
+
+def test_a_repeated_common_word_over_a_200000_character_post_answers_fast(
+    client, posts, slow_markdown_allowed
+):
+    """A word repeated to 200 characters ("the" fifty times) over a post of 200,000
+    characters, as a full page and as the swap typing makes: each answers within a second
+    and a half, the long post with its excerpt. Every repeat used to be a phrase of its
+    own, and the engine's excerpt and score grew with their square over the whole body:
+    tens of seconds. (PostgreSQL does not index "the", a stop word: it finds nothing.)"""
+    posts.create(11, body=the_and_more(3_000))
+    [long] = posts.create(1, title="The long one", body=the_and_more(200_000))
+    for word, marked in (("the", "The"), ("cache", "cache")):
+        query = " ".join([word] * (search.MAX_QUERY_LENGTH // (len(word) + 1)))
+        for headers in ({}, HTMX_MAIN):
+            started = time.perf_counter()
+            response = client.get("/search", query_string={"q": query}, headers=headers)
+            elapsed = time.perf_counter() - started
+            assert response.status_code == 200
+            assert elapsed < 1.5, f"{word}: {elapsed:.1f} s"
+        if word == "the" and DATABASE == "postgresql":
+            continue
+        page = soup(response)
+        assert "The long one" in titles(page)
+        item = page.select_one(f'#result-list li:has(a[href="/posts/{long}"])')
+        assert item.select(".search-snippet mark")[0].get_text() == marked
+
+
+# --- Excerpts: from the start of the body, cut around the first match ----------------------
+
+
+def excerpt_of(body: str, query: str, cut: bool = False) -> str | None:
+    """The excerpt's HTML for `query` in `body`, or None."""
+    terms = search.limit_terms(search.parse_query(query)).terms
+    pattern = search.marker(terms)
+    assert pattern is not None
+    snippet = search.excerpt(body, pattern, cut)
+    return None if snippet is None else str(snippet)
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "marked"),
+    [
+        ("We tuned checkpointing twice.", "checkpoint", ["checkpointing"]),
+        ("Latencies grew; latency fell.", "latency", ["Latencies", "latency"]),
+        ("The kv cache, a cache of kv pairs.", '"kv cache"', ["kv cache"]),
+        ("The kv-cache sizing.", '"kv cache"', ["kv-cache"]),
+        ("Caching the cachet.", "cach", ["Caching", "cachet"]),  # the last word grows
+        ("Caching the cachet.", "cache done", ["Caching"]),
+        ("Flamegraphs and flame graphs.", "flamegraph", ["Flamegraphs"]),
+        ("Nothing to see.", "zeppelin", []),
+    ],
+)
+def test_excerpts_mark_the_readers_words(body, query, marked):
+    """Words are marked with or without their endings, phrases as words in a row, the word
+    being typed as a prefix; a body without them has no excerpt."""
+    html = excerpt_of(body, query)
+    if not marked:
+        assert html is None
+        return
+    assert [m.get_text() for m in BeautifulSoup(html, "html.parser").select("mark")] == marked
+
+
+def test_an_excerpt_is_a_few_words_around_the_first_match():
+    """Six words of context, twenty-eight words in all, and an ellipsis where text goes on."""
+    words = [f"w{n}" for n in range(200)]
+    words[100] = "needle"
+    html = excerpt_of(" ".join(words), "needle")
+    text = BeautifulSoup(html, "html.parser").get_text()
+    assert text.startswith("… w94 w95 w96 w97 w98 w99 needle w101")
+    assert text.endswith("w121 …")
+    assert excerpt_of("needle at the start", "needle") == "<mark>needle</mark> at the start"
+    assert excerpt_of("needle at the start", "needle", cut=True).endswith(" …")
+
+
+def test_an_excerpt_escapes_the_post_and_its_own_markers():
+    """The post's markup and any private-use characters in it are text, never tags."""
+    body = "a <b>bold</b> \ue000claim\ue001 about <script>x</script> needle"
+    html = excerpt_of(body, "needle")
+    page = BeautifulSoup(html, "html.parser")
+    assert [m.get_text() for m in page.select("mark")] == ["needle"]
+    assert page.select("b") == [] and page.select("script") == []
+    assert "\ue000" not in html and "&lt;b&gt;" in html
+
+
+def test_excerpts_come_from_the_start_of_the_body(client, posts, slow_markdown_allowed):
+    """A match past the first SNIPPET_WINDOW characters still finds the post, which shows
+    its card without an excerpt; within them, the excerpt is there."""
+    filler = "Plain words without it. " * (search.SNIPPET_WINDOW // 24 + 10)
+    posts.create(1, title="Deep", body=f"{filler}\n\nThe zeppelin lands.")
+    posts.create(1, title="Early", body=f"The zeppelin lands.\n\n{filler}")
+    page = soup(client.get("/search?q=zeppelin"))
+    assert sorted(titles(page)) == ["Deep", "Early"]
+    snippets = {
+        li.select_one(".card-title a").get_text(strip=True): li.select_one(".search-snippet")
+        for li in page.select("#result-list > li")
+    }
+    assert snippets["Deep"] is None
+    assert snippets["Early"].get_text().endswith("…")
