@@ -35,6 +35,8 @@ from tests.conftest import REDIS_URL, PostFactory, postgres_database, require
 # Short enough for a test to watch an entry expire; the stale window is longer on purpose,
 # so readers would see old copies if the proxy ignored max-age.
 MAX_AGE = 2
+# How long an app server may serve its kept page after another server's write (the default).
+RECHECK_MS = 100
 STALE = 30
 EDITOR_EMAIL = "deploy-editor@example.com"
 EDITOR_PASSWORD = "a long deploy test password"
@@ -213,6 +215,7 @@ def running_stack() -> Iterator[RunningStack]:
             settings={
                 "SECRET_KEY": SECRET_KEY,
                 "CACHE_MAX_AGE": str(MAX_AGE),
+                "PAGE_CACHE_RECHECK_MS": str(RECHECK_MS),
                 "CACHE_STALE": str(STALE),
             },
             workers=2,
