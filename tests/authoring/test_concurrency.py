@@ -366,6 +366,9 @@ WRITER = textwrap.dedent(
     with client.session_transaction() as session:
         session["_user_id"] = session_id
         session["_fresh"] = True
+    client.get("/editor/posts/new")  # everything loaded before the start
+    print("ready", flush=True)
+    sys.stdin.readline()  # both processes start saving at the same moment
     codes = []
     for n in range(count):
         form = {"title": f"{prefix} {n}", "topics": f"Shared {n % 3}", "author": "Ada",
@@ -380,10 +383,11 @@ def test_two_server_processes_writing_at_once_both_succeed(app, database_url):
     """Two processes (as two server workers would) save posts at once: none is refused."""
     editor_id = make_editor(app)
     env = os.environ | {"DATABASE_URL": database_url}
-    count = 25
+    count = 12
     runs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, session_id(app, editor_id), name, str(count)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -392,6 +396,11 @@ def test_two_server_processes_writing_at_once_both_succeed(app, database_url):
         )
         for name in ("First", "Second")
     ]
+    for run in runs:
+        assert run.stdout.readline().strip() == "ready", run.stderr.read()[-2000:]
+    for run in runs:  # the signal reaches both before either has finished
+        run.stdin.write("go\n")
+        run.stdin.flush()
     outputs = [run.communicate(timeout=180) for run in runs]
     for run, (out, err) in zip(runs, outputs, strict=True):
         assert run.returncode == 0, err
