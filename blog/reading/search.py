@@ -3,19 +3,27 @@
 SQLite searches the FTS5 table `post_search`, PostgreSQL the `posts.search_vector` column;
 migration 0004_search creates both and the triggers that keep them current on every write.
 The reader's text never reaches either engine's query syntax: it is split into terms here,
-and each term is passed as a quoted string (FTS5) or as bound text (PostgreSQL). At most
-MAX_WORDS distinct words are searched, and excerpts are cut here from the first
-SNIPPET_WINDOW characters of each body shown, never by an engine over a whole body.
+and each term is passed as a quoted string (FTS5) or as bound text (PostgreSQL).
+
+Every search costs a bounded amount of work, whatever the text and however long the posts:
+- at most MAX_WORDS distinct words are searched (repeats are dropped, the rest named);
+- the candidates are the RANKED_MATCHES most recently added live posts that hold every
+  word (found newest first: FTS5 from its index, PostgreSQL by reading the newest posts
+  and asking its GIN index for older ones when the words are rare); only they are ranked,
+  by where the words are, and checked for the order of a phrase's words;
+- excerpts are cut here from the first SNIPPET_WINDOW characters of each body shown, never
+  by an engine over a whole body.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -26,8 +34,9 @@ from markupsafe import Markup, escape
 from sqlalchemy.dialects import postgresql as pg
 
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled
+from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled, utcnow
 from blog.reading import listing
+from blog.reading.listing import NOW, TopicCount, TopicFilter
 from blog.web import headers, htmx, validators
 from blog.web.params import page_number
 
@@ -56,8 +65,19 @@ SEARCH_FRAGMENTS = {
     "result-list": "more_results",
 }
 
-# bm25() column weights on SQLite, in the FTS table's column order: title, summary, body, topics.
-BM25_WEIGHTS = (10.0, 4.0, 1.0, 2.0)
+# How much a word found in each column of the FTS table counts in SQLite's ranking: title,
+# then summary, then topics; the body alone counts nothing (every candidate has the words).
+# bm25() would also weigh how often each word occurs, but it first counts every post that
+# holds each word, a pass over the whole index per word on every search.
+COLUMN_WEIGHTS = {"title": 10, "summary": 4, "topics": 2}
+# A topic with at most this many live posts is searched post by post (FTS5 looks each one
+# up), unless a word is a prefix; a topic with a twentieth of the posts or more is checked
+# for each match, newest first, until enough are found; otherwise the matches are filtered
+# by the topic's posts.
+LISTED_TOPIC = 8
+SHARED_TOPIC = 20
+# The prefix lengths the FTS5 table keeps an index for (migration 0004_search).
+FTS_PREFIXES = (2, 3)
 FTS_TABLE = sa.table("post_search", sa.column("rowid", sa.Integer))
 FTS_NAME: sa.ColumnElement[str] = sa.literal_column("post_search")
 # Post ids and publish dates read through ix_posts_search_live (SQLAlchemy has no SQLite
@@ -67,9 +87,10 @@ SQLITE_LIVE = (
     .columns(sa.column("id", sa.Integer), sa.column("published_at", sa.DateTime))
     .subquery("live")
 )
-# A query matching more posts than this ranks the most recently added this many of them (the
-# count still covers all): ranking is the costly part, and grows with the number of matches.
-RANKED_MATCHES = 1000
+# A search ranks the most recently added posts holding all its words, this many at most
+# (the page says when more hold them): each candidate is looked at one by one, for where
+# its words are and whether its phrases are there, so the cost grows with their number.
+RANKED_MATCHES = 300
 # The last word grows as a prefix from this length: one letter would match half the index.
 MIN_PREFIX = 2
 
@@ -159,6 +180,25 @@ class Query:
     terms: tuple[Term, ...]
     left_out: tuple[str, ...] = ()
 
+    @property
+    def phrased(self) -> bool:
+        """True when a term is several words in a row: only their positions can tell."""
+        return any(len(term.words) > 1 for term in self.terms)
+
+    @property
+    def words(self) -> tuple[Term, ...]:
+        """Each distinct word of the terms as a term of its own (the last still a prefix when
+        the reader is typing it): every post that has the phrases has all of these."""
+        found: dict[str, Term] = {}
+        for term in self.terms:
+            words = term.words
+            for index, word in enumerate(words):
+                prefix = term.prefix and index == len(words) - 1
+                key = word.casefold()
+                if key not in found or (found[key].prefix and not prefix):
+                    found[key] = Term(word, prefix)
+        return tuple(found.values())
+
 
 def _key(words: Iterable[str]) -> tuple[str, ...]:
     """What makes two terms the same search, whatever their case or punctuation."""
@@ -214,175 +254,385 @@ def _tsquery_lexeme(word: str) -> str:
     return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def _tsquery(terms: Sequence[Term]) -> sa.ColumnElement:
-    """A PostgreSQL tsquery for the terms; the reader's text only ever travels as bound text."""
+def _tsquery(shape: Sequence[bool], name: str, *, in_a_row: bool = True) -> sa.ColumnElement:
+    """A PostgreSQL tsquery for terms, one bound text each (`{name}_{i}`, and `{name}_{i}_prefix`
+    for a prefix term, `shape[i]`): the reader's text never becomes query syntax.
+
+    With `in_a_row` false, a phrase's words may be anywhere in the post: a query the GIN
+    index answers alone, without reading any post's positions.
+    """
+    parse = sa.func.phraseto_tsquery if in_a_row else sa.func.plainto_tsquery
     query: sa.ColumnElement | None = None
-    for term in terms:
-        part: sa.ColumnElement = sa.func.phraseto_tsquery(PG_CONFIG, term.text, type_=pg.TSQUERY)
-        words = term.words
-        if term.prefix and words:
-            lexemes = " <-> ".join(_tsquery_lexeme(word) for word in words) + ":*"
-            prefix = sa.func.to_tsquery(PG_CONFIG, lexemes, type_=pg.TSQUERY)
-            part = part.op("||", return_type=pg.TSQUERY)(prefix)
+    for index, prefix in enumerate(shape):
+        text = sa.bindparam(f"{name}_{index}", type_=sa.Text)
+        part: sa.ColumnElement = parse(PG_CONFIG, text, type_=pg.TSQUERY)
+        if prefix:
+            lexemes = sa.bindparam(f"{name}_{index}_prefix", type_=sa.Text)
+            started = sa.func.to_tsquery(PG_CONFIG, lexemes, type_=pg.TSQUERY)
+            part = part.op("||", return_type=pg.TSQUERY)(started)
         query = part if query is None else query.op("&&", return_type=pg.TSQUERY)(part)
     assert query is not None
     return query
 
 
-def _in_topic(
-    post_id: sa.ColumnElement[int] | so.InstrumentedAttribute[int], topic: Topic
-) -> sa.ColumnElement[bool]:
-    """The post is filed under the topic.
+def _tsquery_values(terms: Sequence[Term], name: str, *, in_a_row: bool = True) -> dict:
+    """The bound texts of `_tsquery` for these terms."""
+    joiner = " <-> " if in_a_row else " & "
+    values: dict[str, str] = {}
+    for index, term in enumerate(terms):
+        values[f"{name}_{index}"] = term.text
+        if term.prefix and term.words:
+            lexemes = joiner.join(_tsquery_lexeme(word) for word in term.words)
+            values[f"{name}_{index}_prefix"] = lexemes + ":*"
+    return values
 
-    A correlated EXISTS (one primary-key probe per match), not `rowid IN (...)`: SQLite
-    would hand an IN list to FTS5 as rowid lookups and rerun the MATCH once per listed post.
-    """
+
+def _shape(terms: Sequence[Term]) -> tuple[bool, ...]:
+    """Which terms are prefixes: all a PostgreSQL statement's form depends on."""
+    return tuple(bool(term.prefix and term.words) for term in terms)
+
+
+# The statements are built once per form, their values bound: building them anew took as
+# long as running them (SQLAlchemy then also caches their compiled form).
+_PROBE = sa.bindparam("probe", type_=sa.Integer)  # RANKED_MATCHES + 1
+_TOPIC = sa.bindparam("topic_id", type_=sa.Integer)
+
+
+def _in_topic(post_id: sa.ColumnElement[int] | so.InstrumentedAttribute[int]) -> sa.Exists:
+    """The post is filed under the topic `topic_id` (a primary-key probe per post)."""
     link = sa.select(PostTopic.post_id).where(
-        PostTopic.post_id == post_id, PostTopic.topic_id == topic.id
+        PostTopic.post_id == post_id, PostTopic.topic_id == _TOPIC
     )
     return link.exists()
 
 
 @dataclass(frozen=True)
 class Ranked:
-    """One page of matching post ids, best first, and how many posts match in all."""
+    """One page of matching post ids, best first; how many matches were ranked, and whether
+    more posts hold the words than were looked at."""
 
     ids: list[int]
     ranked: int
-    total: int
+    more: bool
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A post holding every word: when it was published, how well placed its words are,
+    and whether it has the phrases (their words in a row)."""
+
+    post_id: int
+    published_at: datetime
+    score: int
+    in_a_row: bool
 
 
 class _Engine:
-    """How one database finds, ranks and counts matches."""
+    """How one database finds the candidates of a search."""
+
+    def candidates(self, query: Query, topic: TopicCount | None, total: int) -> list[Candidate]:
+        """The RANKED_MATCHES + 1 most recently added live posts (in `topic`, of `total`
+        live posts) holding every word of `query`, newest first; fewer when fewer do."""
+        raise NotImplementedError
 
     def ranked_page(
-        self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
+        self, query: Query, topic: TopicCount | None, total: int, limit: int, offset: int
     ) -> Ranked:
-        """One page of matches ranked by relevance, newest first among equals."""
-        raise NotImplementedError
+        """One page of matches best first: words in the title, then in the summary or the
+        topics, then anywhere; the newest first among equals."""
+        found = self.candidates(query, topic, total)
+        matches = [candidate for candidate in found[:RANKED_MATCHES] if candidate.in_a_row]
+        matches.sort(key=lambda m: (m.score, m.published_at, m.post_id), reverse=True)
+        ids = [match.post_id for match in matches[offset : offset + limit]]
+        return Ranked(ids, len(matches), len(found) > RANKED_MATCHES)
+
+
+def _values(**values: Any) -> dict[str, Any]:
+    """Values every search statement binds, and these."""
+    return {"probe": RANKED_MATCHES + 1, "now": utcnow()} | values
+
+
+def _fts5_any(terms: Sequence[Term], column: str) -> str:
+    """An FTS5 query for any of the terms' words, as typed, in one column."""
+    words = (word.replace('"', '""') for term in terms for word in term.words)
+    return f"{{{column}}} : (" + " OR ".join(f'"{word}"' for word in words) + ")"
+
+
+def _topic_mode(count: int, total: int, grows: bool) -> str:
+    """How SQLite narrows a search to a topic of `count` live posts out of `total`; `grows`
+    when a word is a prefix of a length FTS5 keeps no index for (it would then gather all
+    the longer words for each post it is handed)."""
+    if count <= LISTED_TOPIC and not grows:
+        return "listed"
+    if count * SHARED_TOPIC >= total:
+        return "checked"
+    return "filtered"
+
+
+def _sqlite_hidden() -> sa.CompoundSelect:
+    """Published posts whose publish time is still ahead: the FTS index holds them.
+
+    Two index ranges: an OR here would make SQLite walk every published post.
+    """
+    return sa.union_all(
+        sa.select(Post.id).where(scheduled(NOW)),
+        sa.select(Post.id).where(Post.status == PUBLISHED, Post.published_at.is_(None)),
+    )
+
+
+def _sqlite_probe(topic: str | None) -> sa.Select:
+    """The latest live posts (up to `probe`) holding the words `words` (an FTS5 query text),
+    newest first; `topic` is a `_topic_mode`, or None for every topic.
+
+    They come from the index's lists of posts per word, newest first, so FTS5 stops at the
+    cap. The index holds published posts only; those whose time is still ahead are hidden.
+    """
+    conditions: list[sa.ColumnElement[bool]] = [
+        FTS_NAME.op("MATCH")(sa.bindparam("words", type_=sa.Text)),
+        FTS_TABLE.c.rowid.not_in(_sqlite_hidden()),
+    ]
+    filed = sa.select(PostTopic.post_id).where(PostTopic.topic_id == _TOPIC)
+    if topic == "listed":  # FTS5 is handed the posts and looks each one up
+        conditions.append(FTS_TABLE.c.rowid.in_(filed))
+    elif topic == "filtered":  # "+" keeps the list from FTS5: a filter on its matches
+        conditions.append(sa.literal_column("+post_search.rowid", sa.Integer).in_(filed))
+    elif topic == "checked":  # most matches are in the topic: check each, newest first
+        conditions.append(_in_topic(FTS_TABLE.c.rowid))
+    return (
+        sa.select(FTS_TABLE.c.rowid.label("post_id"))
+        .where(*conditions)
+        .order_by(FTS_TABLE.c.rowid.desc())
+        .limit(_PROBE)
+    )
+
+
+@functools.cache
+def _sqlite_statement(phrased: bool, topic: str | None) -> sa.Select:
+    """SQLite's candidates: the query's words in `words`, its phrases in `terms` and any of
+    its words in `title`, `summary` and `topics` (FTS5 query texts); `topic` is a
+    `_topic_mode`, or None for every topic."""
+    # MATERIALIZED makes SQLite run the MATCH once; left free, its planner may walk the
+    # posts and rerun it per post.
+    probe = _sqlite_probe(topic).cte("probe").prefix_with("MATERIALIZED")
+    oldest = sa.select(sa.func.min(probe.c.post_id)).scalar_subquery()
+
+    def found(name: str) -> sa.ColumnElement[bool]:
+        """The candidate matches the FTS5 query text `name`, looked up from the oldest
+        candidate on (a rowid range FTS5 honours): this costs no more than the candidates,
+        however many posts hold the words."""
+        match = FTS_NAME.op("MATCH")(sa.bindparam(name, type_=sa.Text))
+        since = sa.select(FTS_TABLE.c.rowid).where(match, FTS_TABLE.c.rowid >= oldest)
+        return probe.c.post_id.in_(since)
+
+    score = _sum_of(
+        sa.case((found(column), weight), else_=0) for column, weight in COLUMN_WEIGHTS.items()
+    )
+    in_a_row = found("terms") if phrased else sa.true()
+    # Each candidate's publish date comes from the narrow index: by rowid, SQLite would read
+    # the post's row, body and all, overflow pages included.
+    live_posts = SQLITE_LIVE
+    return (
+        sa.select(live_posts.c.id, live_posts.c.published_at, score, in_a_row)
+        .join(probe, probe.c.post_id == live_posts.c.id)
+        .order_by(live_posts.c.id.desc())
+    )
+
+
+def _sum_of(parts: Iterable[sa.ColumnElement[int]]) -> sa.ColumnElement[int]:
+    """The SQL sum of some numbers."""
+    total: sa.ColumnElement[int] | None = None
+    for part in parts:
+        total = part if total is None else total + part
+    assert total is not None
+    return total
+
+
+@functools.cache
+def _sqlite_held(topic: str | None) -> sa.Select:
+    """How many of the latest posts (up to `probe`, in the topic) hold the words `words`."""
+    return sa.select(sa.func.count()).select_from(_sqlite_probe(topic).subquery())
 
 
 class _SQLite(_Engine):
-    """SQLite FTS5 over published posts, ranked with bm25()."""
+    """SQLite FTS5 over published posts."""
 
-    def _conditions(self, terms: Sequence[Term], topic: Topic | None) -> list:
-        # The index holds published posts only; hide those whose publish time is still ahead
-        # (two index ranges: an OR here would make SQLite walk every published post).
-        hidden = sa.union_all(
-            sa.select(Post.id).where(scheduled()),
-            sa.select(Post.id).where(Post.status == PUBLISHED, Post.published_at.is_(None)),
+    def candidates(self, query: Query, topic: TopicCount | None, total: int) -> list[Candidate]:
+        topic_id = topic.topic.id if topic is not None else None
+        words = query.words
+        if any(term.prefix for term in words):
+            # FTS5 gathers every post of every word a prefix begins before the first match:
+            # when the words as typed already fill the candidates, or are in every post
+            # searched, the prefix can add nothing.
+            typed = tuple(Term(term.text) for term in words)
+            mode = None if topic is None else _topic_mode(topic.count, total, grows=False)
+            exact = _values(words=_fts5_match(typed), topic_id=topic_id)
+            held = db.session.scalar(_sqlite_held(mode), exact) or 0
+            searched = topic.count if topic is not None else total
+            if held > RANKED_MATCHES or 0 < searched <= held:
+                words = typed
+        grows = any(term.prefix and len(term.text) not in FTS_PREFIXES for term in words)
+        mode = None if topic is None else _topic_mode(topic.count, total, grows)
+        values = _values(
+            words=_fts5_match(words),
+            terms=_fts5_match(query.terms),
+            topic_id=topic_id,
+            **{column: _fts5_any(query.terms, column) for column in COLUMN_WEIGHTS},
         )
-        conditions: list[sa.ColumnElement[bool]] = [
-            FTS_NAME.op("MATCH")(_fts5_match(terms)),
-            FTS_TABLE.c.rowid.not_in(hidden),
-        ]
-        if topic is not None:
-            conditions.append(_in_topic(FTS_TABLE.c.rowid, topic))
-        return conditions
-
-    def ranked_page(
-        self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
-    ) -> Ranked:
-        conditions = self._conditions(terms, topic)
-        # bm25() only works in the statement that runs the MATCH, so matches are scored in a
-        # CTE, latest added first up to the cap. MATERIALIZED makes SQLite run the full-text query
-        # once; left free, its planner may walk the posts and run the MATCH once per post.
-        matches = (
-            sa.select(
-                FTS_TABLE.c.rowid.label("post_id"),
-                sa.func.bm25(FTS_NAME, *BM25_WEIGHTS).label("score"),
-            )
-            .where(*conditions)
-            .order_by(FTS_TABLE.c.rowid.desc())
-            .limit(RANKED_MATCHES)
-            .cte("matches")
-            .prefix_with("MATERIALIZED")
-        )
-        size = sa.select(sa.func.count()).select_from(matches).scalar_subquery()
-        # Each match's publish date (the tie-break) comes from the narrow index: by rowid,
-        # SQLite would read the post's row, body and all, overflow pages included.
-        live = SQLITE_LIVE
-        query = (
-            sa.select(live.c.id, size)
-            .join(matches, matches.c.post_id == live.c.id)
-            .order_by(matches.c.score, live.c.published_at.desc(), live.c.id.desc())
-            .limit(limit)
-            .offset(offset)
-        )
-        rows = db.session.execute(query).all()
-        ranked: int = rows[0][1] if rows else db.session.scalar(sa.select(size)) or 0
-        total = ranked
-        if ranked >= RANKED_MATCHES:  # capped: count every match (cheap without bm25)
-            count = sa.select(sa.func.count()).select_from(FTS_TABLE).where(*conditions)
-            total = db.session.scalar(count) or 0
-        return Ranked([row[0] for row in rows], ranked, total)
+        rows = db.session.execute(_sqlite_statement(query.phrased, mode), values)
+        return [Candidate(*row) for row in rows]
 
 
-# Planner switches for the PostgreSQL ranking statement (see _through_the_gin_index).
-_PLANNER_SETTINGS = "('enable_seqscan', 'enable_indexscan')"
-_PLANNER_GIN_ONLY = sa.text(
-    f"SELECT set_config(name, 'off', true) FROM pg_settings WHERE name IN {_PLANNER_SETTINGS}"
-)
-_PLANNER_DEFAULTS = sa.text(
-    f"SELECT set_config(name, reset_val, true) FROM pg_settings WHERE name IN {_PLANNER_SETTINGS}"
-)
+# PostgreSQL reads the newest posts first, this many at a time, testing each one's vector;
+# a search whose words are in too few of them for the rest to be found that way soon is
+# looked up in the GIN index for the older posts. (The app's statements run with generic
+# plans, blog/database.py, which cannot tell a common word from a rare one.)
+WALK = 300
+WALK_LIMIT = 3000  # the most posts read one by one before the index is asked
+WALK_COST = 6  # reading a post's vector costs this many index hits, about
+_WALK = sa.bindparam("walk", type_=sa.Integer)
+_LAST = sa.bindparam("last", type_=sa.Integer)  # the newest post id still to be looked at
+_NEED = sa.bindparam("need", type_=sa.Integer)
+_ID_LIMIT = 2_147_483_647  # the largest id an INTEGER column holds
 
 
-@contextmanager
-def _through_the_gin_index() -> Iterator[None]:
-    """Make PostgreSQL's planner find matches through the GIN index, for one statement.
+def _postgresql_columns(vector: sa.ColumnElement, terms: tuple[bool, ...], phrased: bool):
+    """The score and the phrase test of a candidate, from its vector.
 
-    Its cost model does not count the work of unpacking each post's stored tsvector, so for
-    a common word it prefers to scan the table and test every row, which is many times
-    slower than the index (a second, against ten milliseconds, at 100,000 posts). The
-    switches are local to the transaction and put back right after the statement.
+    Ranked like SQLite, by where the words are: the vector's weights mark the title (A) and
+    the summary and topic names (B).
     """
-    db.session.execute(_PLANNER_GIN_ONLY)
-    try:
-        yield
-    finally:
-        db.session.execute(_PLANNER_DEFAULTS)
+
+    def found(name: str) -> sa.ColumnElement[bool]:
+        query = sa.func.to_tsquery(PG_CONFIG, sa.bindparam(name, type_=sa.Text))
+        return vector.op("@@")(query)
+
+    weights = (("title", COLUMN_WEIGHTS["title"]), ("summary", COLUMN_WEIGHTS["summary"]))
+    score = _sum_of(sa.case((found(name), weight), else_=0) for name, weight in weights)
+    in_a_row = vector.op("@@")(_tsquery(terms, "term")) if phrased else sa.true()
+    return score, in_a_row
+
+
+def _postgresql_walk_posts(in_topic: bool) -> sa.Select:
+    """Posts up to `last` (in the topic `topic_id`), newest first, with their vectors and
+    whether they are live: down the primary key, or the topic's own index of posts.
+
+    Liveness is a column, not a condition: as one, it would let the planner walk the index
+    of live posts by date instead, and sort all of them by id.
+    """
+    columns = (
+        Post.id.label("post_id"),
+        Post.published_at,
+        live(NOW).label("live"),
+        PG_VECTOR.label("vector"),
+    )
+    if not in_topic:
+        return sa.select(*columns).where(Post.id <= _LAST).order_by(Post.id.desc())
+    posts = sa.select(*columns).join(PostTopic, PostTopic.post_id == Post.id)
+    posts = posts.where(PostTopic.topic_id == _TOPIC, PostTopic.post_id <= _LAST)
+    return posts.order_by(PostTopic.post_id.desc())
+
+
+@functools.lru_cache(maxsize=512)
+def _postgresql_walk(
+    terms: tuple[bool, ...], words: tuple[bool, ...], phrased: bool, in_topic: bool
+) -> sa.Select:
+    """The `walk` newest posts up to `last`: the live ones holding every word, newest first,
+    with, on every row, the oldest id read and how many posts were read (one row of those
+    alone when none holds the words)."""
+    words_query = _tsquery(words, "word", in_a_row=False)
+    # Words PostgreSQL does not index (stop words like "the") leave an empty query, which
+    # no post matches: then nothing is read at all (a test made once, before the walk).
+    posts = _postgresql_walk_posts(in_topic).where(sa.func.numnode(words_query) > 0)
+    # MATERIALIZED: the walk back is a plan of its own, which no estimate of the words can
+    # turn into fetching every match from the index.
+    recent = posts.limit(_WALK).cte("recent").prefix_with("MATERIALIZED")
+    score, in_a_row = _postgresql_columns(recent.c.vector, terms, phrased)
+    held = recent.c.vector.op("@@")(words_query)
+    matches = (
+        sa.select(
+            recent.c.post_id,
+            recent.c.published_at,
+            score.label("score"),
+            in_a_row.label("in_a_row"),
+        )
+        .where(recent.c.live, held)
+        .subquery("matches")
+    )
+    edge = sa.select(
+        sa.func.min(recent.c.post_id).label("oldest"), sa.func.count().label("read")
+    ).subquery("edge")
+    return (
+        sa.select(*matches.c, edge.c.oldest, edge.c.read)
+        .select_from(edge.outerjoin(matches, sa.true()))
+        .order_by(matches.c.post_id.desc().nulls_last())
+    )
+
+
+@functools.lru_cache(maxsize=512)
+def _postgresql_index(
+    terms: tuple[bool, ...], words: tuple[bool, ...], phrased: bool, in_topic: bool
+) -> sa.Select:
+    """The `need` newest live posts up to `last` that hold every word, newest first, found
+    through the GIN index. The index is the statement's only way to the words: the app's
+    generic plans rate a bound tsquery as rare (PostgreSQL's default), and it is rare here,
+    since the walk back found it in few posts."""
+    held = PG_VECTOR.op("@@")(_tsquery(words, "word", in_a_row=False))
+    # Only the words here: a condition another index serves (a live post's state and date)
+    # could draw the planner to that index, and to reading every live post's vector.
+    hits = sa.select(Post.id).where(held).cte("hits").prefix_with("MATERIALIZED")
+    columns = (Post.id.label("post_id"), Post.published_at, PG_VECTOR.label("vector"))
+    conditions = [live(NOW), Post.id <= _LAST]
+    if in_topic:
+        conditions.append(_in_topic(Post.id))
+    newest = (
+        sa.select(*columns)
+        .join(hits, hits.c.id == Post.id)
+        .where(*conditions)
+        .order_by(Post.id.desc())
+        .limit(_NEED)
+        .subquery("newest")
+    )
+    score, in_a_row = _postgresql_columns(newest.c.vector, terms, phrased)
+    return sa.select(newest.c.post_id, newest.c.published_at, score, in_a_row).order_by(
+        newest.c.post_id.desc()
+    )
 
 
 class _PostgreSQL(_Engine):
-    """PostgreSQL: the GIN-indexed tsvector, ranked with ts_rank_cd()."""
+    """PostgreSQL: the tsvector column and its GIN index."""
 
-    def ranked_page(
-        self, terms: Sequence[Term], topic: Topic | None, limit: int, offset: int
-    ) -> Ranked:
-        query = _tsquery(terms)
-        conditions: list[sa.ColumnElement[bool]] = [PG_VECTOR.op("@@")(query), live()]
-        if topic is not None:
-            conditions.append(_in_topic(Post.id, topic))
-        # Every matching id (for the count), then the latest added up to the cap (to rank).
-        found = (
-            sa.select(Post.id.label("post_id"))
-            .where(*conditions)
-            .cte("found")
-            .prefix_with("MATERIALIZED")
-        )
-        candidates = (
-            sa.select(found.c.post_id)
-            .order_by(found.c.post_id.desc())
-            .limit(RANKED_MATCHES)
-            .cte("candidates")
-            .prefix_with("MATERIALIZED")
-        )
-        total = sa.select(sa.func.count()).select_from(found).scalar_subquery()
-        ranked = sa.select(sa.func.count()).select_from(candidates).scalar_subquery()
-        # Normalisation 1 divides by the log of the length: long posts do not win by size.
-        score = sa.func.ts_rank_cd(PG_VECTOR, query, 1)
-        page = (
-            sa.select(Post.id, ranked, total)
-            .join(candidates, candidates.c.post_id == Post.id)
-            .order_by(score.desc(), Post.published_at.desc(), Post.id.desc())
-            .limit(limit)
-            .offset(offset)
-        )
-        with _through_the_gin_index():
-            rows = db.session.execute(page).all()
-            counts = rows[0][1:] if rows else db.session.execute(sa.select(ranked, total)).one()
-        return Ranked([row[0] for row in rows], *counts)
+    def candidates(self, query: Query, topic: TopicCount | None, total: int) -> list[Candidate]:
+        form = (_shape(query.terms), _shape(query.words), query.phrased, topic is not None)
+        values = _values(topic_id=topic.topic.id if topic is not None else None)
+        values |= _tsquery_values(query.terms, "term")
+        values |= _tsquery_values(query.words, "word", in_a_row=False)
+        for name, weight in (("title", "A"), ("summary", "B")):
+            values[name] = " | ".join(
+                _tsquery_lexeme(term.text) + (":*" if term.prefix else ":") + weight
+                for term in query.words
+            )
+        want = RANKED_MATCHES + 1
+        found: list[Candidate] = []
+        walk, last, read = WALK, _ID_LIMIT, 0
+        while True:
+            rows = list(
+                db.session.execute(_postgresql_walk(*form), values | {"walk": walk, "last": last})
+            )
+            oldest, count = rows[0][4], rows[0][5]
+            found += [Candidate(*row[:4]) for row in rows if row[0] is not None]
+            read += count
+            if len(found) >= want or count < walk or oldest is None:
+                return found[:want]  # enough, or no older post
+            last, need = oldest - 1, want - len(found)
+            share = len(found) / read  # of the posts read, those holding the words
+            to_read = need / share if share else math.inf
+            # Reading a post costs about WALK_COST of the index's hits, and the index would
+            # hit about `share` of the older posts (ids count them, roughly).
+            if read + to_read > WALK_LIMIT or to_read * WALK_COST > share * last:
+                index = _postgresql_index(*form)
+                rows = list(db.session.execute(index, values | {"need": need, "last": last}))
+                return found + [Candidate(*row) for row in rows]
+            walk = min(WALK_LIMIT - read, math.ceil(to_read * 1.25))
 
 
 def _engine() -> _Engine:
@@ -468,9 +718,9 @@ def excerpt(window: str, pattern: re.Pattern[str], cut: bool) -> Markup | None:
     if first is None:
         return None
     # A few words of context before the match (none cut in two), then SNIPPET_WORDS words.
-    before = max(0, first.start() - 120)
-    starts = [word.start() for word in _SPACED.finditer(text, before, first.start())]
-    if before > 0 and not text[before - 1].isspace():
+    lead = max(0, first.start() - 120)
+    starts = [word.start() for word in _SPACED.finditer(text, lead, first.start())]
+    if lead > 0 and not text[lead - 1].isspace():
         starts = starts[1:]
     start = starts[-SNIPPET_LEAD_WORDS:][0] if starts else first.start()
     words = _SPACED.finditer(text, start, start + 600)
@@ -518,21 +768,16 @@ def _tidy(snippet: str) -> str:
 class Results:
     """One page of search results, with a highlighted excerpt for each post that has one.
 
-    `page.total` counts the results a reader can page through: all matches, or the latest
-    RANKED_MATCHES of them when more match. `matched` counts every match. `left_out` names
-    the words of the text past MAX_WORDS, which were not searched.
+    `page.total` counts the results a reader can page through: the matches among the
+    RANKED_MATCHES latest posts that hold every word. `more` says that more posts hold them.
+    `left_out` names the words of the text past MAX_WORDS, which were not searched.
     """
 
     page: listing.Page
-    matched: int = 0
     snippets: dict[int, Markup] = field(default_factory=dict)
     searchable: bool = True
+    more: bool = False
     left_out: tuple[str, ...] = ()
-
-    @property
-    def capped(self) -> bool:
-        """True when more posts match than are ranked."""
-        return self.matched > self.page.total
 
 
 @functools.cache
@@ -547,25 +792,37 @@ def _cards_statement() -> sa.Select:
 
 
 def search_posts(
-    text: str, *, topic: Topic | None = None, number: int = 1, per_page: int = 12
+    text: str,
+    *,
+    topic: Topic | None = None,
+    number: int = 1,
+    per_page: int = 12,
+    counts: TopicFilter | None = None,
 ) -> Results:
-    """One page of the live posts that contain every term of `text`, best match first.
+    """One page of the live posts that contain every term of `text`, best match first: the
+    words in the title, then in the summary or the topics, then anywhere; among equals the
+    newest post first.
 
-    At most MAX_WORDS distinct words are searched (`left_out` names the others). Ties in
-    relevance go to the newest post. When more than RANKED_MATCHES posts match, the
-    RANKED_MATCHES most recently added of them are ranked (so a one-word query on a large blog stays
-    fast); the count still covers them all. A text with nothing to search (no letter or
-    digit) has no results and `searchable` False.
+    At most MAX_WORDS distinct words are searched (`left_out` names the others). Only the
+    RANKED_MATCHES most recently added posts holding every word are looked at (so a search
+    costs the same on a large blog); `more` says when there were others. A text with
+    nothing to search (no letter or digit) has no results and `searchable` False.
+    `counts`, the topic filter when the caller has read it, saves reading it again.
     """
     query = limit_terms(parse_query(text))
-    terms = query.terms
-    if not terms:
+    if not query.terms:
         return Results(listing.Page([], number, per_page, 0), searchable=False)
-    engine = _engine()
-    found = engine.ranked_page(terms, topic, per_page, (number - 1) * per_page)
+    if topic is not None and counts is None:
+        counts = listing.topic_filter()
+    entry = counts.of(topic.slug) if topic is not None and counts is not None else None
+    if topic is not None and entry is None:  # no live post is filed under it
+        return Results(listing.Page([], number, per_page, 0), left_out=query.left_out)
+    total = counts.total if counts is not None else 0
+    offset = (number - 1) * per_page
+    found = _engine().ranked_page(query, entry, total, per_page, offset)
+    empty = listing.Page([], number, per_page, found.ranked)
     if not found.ids:
-        empty = listing.Page([], number, per_page, found.ranked)
-        return Results(empty, found.total, left_out=query.left_out)
+        return Results(empty, more=found.more, left_out=query.left_out)
     pattern = marker(query.terms)
     by_id: dict[int, Post] = {}
     snippets: dict[int, Markup] = {}
@@ -577,7 +834,7 @@ def search_posts(
                 snippets[post.id] = snippet
     posts = [by_id[post_id] for post_id in found.ids if post_id in by_id]
     page = listing.Page(posts, number, per_page, found.ranked)
-    return Results(page, found.total, snippets, left_out=query.left_out)
+    return Results(page, snippets, more=found.more, left_out=query.left_out)
 
 
 def include_object(
@@ -597,16 +854,19 @@ def include_object(
 # --- The page ----------------------------------------------------------------------------
 
 
-def _topic() -> Topic | None:
-    """The `topic` query parameter as a topic (none when empty; 404 when unknown)."""
-    slug = request.args.get("topic", "").strip()
+def _topics(slug: str, shown: bool) -> tuple[Topic | None, TopicFilter | None]:
+    """The topic named by the `topic` parameter (none when empty; 404 when no live post is
+    filed under it), and the topic filter with its counts when the page shows the topics
+    or searches in one: one statement, or none."""
+    if not slug and not shown:
+        return None, None
+    found = listing.topic_filter()
     if not slug:
-        return None
-    # No slug holds a NUL, and PostgreSQL refuses one in a query.
-    topic = listing.topic_by_slug(slug) if "\x00" not in slug else None
-    if topic is None:
+        return None, found
+    entry = found.of(slug)
+    if entry is None:
         abort(404, description="There is no topic by that name to search in.")
-    return topic
+    return entry.topic, found
 
 
 def search_url(text: str, topic: Topic | None, page: int = 1) -> str:
@@ -620,8 +880,8 @@ def search_url(text: str, topic: Topic | None, page: int = 1) -> str:
 
 
 def notices(was_cut: bool, results: Results | None) -> list[str]:
-    """What the page says about the search itself: text it cut or left out. Shown above the
-    results and announced with them."""
+    """What the page says about the search itself: text it cut or left out, posts it did not
+    look at. Shown above the results and announced with them."""
     said = []
     if was_cut:
         said.append(
@@ -642,29 +902,40 @@ def _status(text: str, results: Results | None, said: list[str]) -> str:
     """What the header's live region announces after a search swaps in."""
     if results is None:
         return ""
-    total = results.matched
+    total = results.page.total
     if total == 0:
         status = f"No results for \u201c{text}\u201d"
     else:
         status = f"{total:,} result{'s' if total != 1 else ''} for \u201c{text}\u201d"
+    if results.more:
+        said = [more_notice(), *said]
     return f"{status}. {' '.join(said)}" if said else status
 
 
-def _topics_for_select(chosen: Topic | None) -> list[Topic]:
-    """The select's topics, including the chosen one even when it has no live posts."""
-    topics = listing.topics_with_posts()
-    if chosen is not None and all(topic.id != chosen.id for topic in topics):
-        topics.append(chosen)
-    return topics
+def more_notice() -> str:
+    """What the page says when more posts hold the words than a search looks at."""
+    return (
+        f"Only the {RANKED_MATCHES:,} most recently added posts with these words were "
+        "searched: add a word to narrow the search."
+    )
 
 
 @bp.get("/search")
 def search_page() -> Response:
-    """Search results as a whole page, or the fragment an htmx swap asks for."""
+    """Search results as a whole page, or the fragment an htmx swap asks for.
+
+    It reads only `q`, `topic`, `page` and the swap target: the page cache keys on them
+    (KEPT_ROUTES in blog/reading/views.py).
+    """
     text, was_cut = clean_query(request.args.get("q", ""))
     number = page_number()
-    topic = _topic()
     block = htmx.fragment_for(SEARCH_FRAGMENTS)
+    slug = request.args.get("topic", "").strip()
+    # No slug holds a NUL, and PostgreSQL refuses one in a query.
+    if "\x00" in slug:
+        abort(404, description="There is no topic by that name to search in.")
+    shown = block in (None, "search_main")
+    topic, counts = _topics(slug, shown)
     check = validators.validator(
         "search", text, was_cut, topic.slug if topic else None, number, block
     )
@@ -674,7 +945,7 @@ def search_page() -> Response:
     per_page = current_app.config["POSTS_PER_PAGE"]
     results = None
     if text:
-        results = search_posts(text, topic=topic, number=number, per_page=per_page)
+        results = search_posts(text, topic=topic, number=number, per_page=per_page, counts=counts)
         if number > results.page.pages:
             abort(404, description="That page is past the end of the results.")
     said = notices(was_cut, results)
@@ -684,12 +955,13 @@ def search_page() -> Response:
         block,
         search_query=text,
         notices=said,
+        more_notice=more_notice(),
         topic=topic,
-        topics=_topics_for_select(topic) if block in (None, "search_main") else [],
+        topics=[entry.topic for entry in counts.topics] if shown and counts else [],
         results=results,
         status_text=_status(text, results, said),
         page_title=f"{title} \u00b7 {current_app.config['SITE_NAME']}",
         page_url=lambda page: search_url(text, topic, page),
         all_topics_url=search_url(text, None),
     )
-    return headers.cacheable(response, check, personal=True)
+    return headers.cacheable(response, check, vary=htmx.VARY, personal=True)

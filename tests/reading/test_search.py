@@ -290,24 +290,30 @@ def test_title_matches_rank_first_and_ties_go_to_the_newest(app, posts):
     assert found(app, "replication") == ["Replication gamma", "Replication beta"]
 
 
-def test_a_broad_query_ranks_the_latest_matches_and_counts_them_all(
+def test_a_broad_query_ranks_the_latest_matches_and_says_there_are_more(
     app, client, posts, monkeypatch
 ):
-    """Past the ranking cap, the most recently added matches are ranked; the count says all."""
+    """Past the ranking cap, the most recently added matches are ranked, and the page says
+    that older posts were not looked at."""
     monkeypatch.setattr(search, "RANKED_MATCHES", 5)
     slugs = posts.create(8, body="Latency everywhere.")
     posts.create(2, body="Nothing to see.")
     with app.app_context():
         results = search.search_posts("latency")
-        assert (results.matched, results.page.total, results.capped) == (8, 5, True)
+        assert (results.page.total, results.more) == (5, True)
         assert sorted(post.slug for post in results.page.posts) == sorted(slugs[3:])
         narrow = search.search_posts('"latency everywhere" nothing')
-        assert (narrow.matched, narrow.capped) == (0, False)
+        assert (narrow.page.total, narrow.more) == (0, False)
+        exact = search.search_posts('"summary of post 2"')
+        assert (exact.page.total, exact.more) == (1, False)
     page = soup(client.get("/search?q=latency"))
-    assert text_of(page, "#result-counter") == "Showing 1–5 of 8 results"
-    assert "8 posts match; the 5 most recently added are ranked" in text_of(page, ".search-capped")
+    assert text_of(page, "#result-counter") == "Showing 5 of 5 results"
+    capped = text_of(page, ".search-capped")
+    assert capped.startswith("Only the 5 most recently added posts with these words")
     assert page.select_one("#result-more .read-more") is None
     assert client.get("/search?q=latency&page=2").status_code == 404
+    status = soup(client.get("/search?q=latency", headers=HTMX_MAIN)).select_one("#search-status")
+    assert status.get_text().startswith("5 results for “latency”. Only the 5 most recently")
 
 
 @pytest.mark.parametrize(

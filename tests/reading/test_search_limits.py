@@ -1,5 +1,5 @@
-"""What a search may cost: the words it looks for, and the part of a body an excerpt is cut
-from (issue 19)."""
+"""What a search may cost: the words it looks for, the posts it ranks, and the part of a body
+an excerpt is cut from (issue 19)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from blog.reading import search
 from tests.conftest import DATABASE
 
 HTMX_MAIN = {"HX-Request": "true", "HX-Target": "main"}
+HTMX_RESULTS = {"HX-Request": "true", "HX-Target": "search-results"}
+HTMX_MORE = {"HX-Request": "true", "HX-Target": "result-list"}
 EIGHT = ("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8")
 
 
@@ -28,6 +30,12 @@ def texts(page: BeautifulSoup, selector: str) -> list[str]:
 def titles(page: BeautifulSoup) -> list[str]:
     """Titles of the results, in order."""
     return [a.get_text(strip=True) for a in page.select("#result-list .card-title a")]
+
+
+def found(app, query: str, **options) -> list[str]:
+    """Titles the query function returns for `query` (first page)."""
+    with app.app_context():
+        return [post.title for post in search.search_posts(query, **options).page.posts]
 
 
 @pytest.fixture
@@ -140,6 +148,155 @@ def test_a_repeated_common_word_over_a_200000_character_post_answers_fast(
         assert "The long one" in titles(page)
         item = page.select_one(f'#result-list li:has(a[href="/posts/{long}"])')
         assert item.select(".search-snippet mark")[0].get_text() == marked
+
+
+def test_a_phrase_of_common_words_reads_only_the_candidates(app, client, posts, monkeypatch):
+    """A phrase whose words are in every post is looked for among the latest posts holding
+    its words only: older posts are not read, and the page says so."""
+    monkeypatch.setattr(search, "RANKED_MATCHES", 4)
+    posts.create(1, title="Old one", body="The stale slow path.")  # the phrase, oldest
+    newer = posts.create(6, body="Slow, then stale.")  # both words, never in a row
+    posts.create(1, title="New one", body="A stale slow path.")  # the phrase, newest
+    with app.app_context():
+        results = search.search_posts('"stale slow"')
+        assert [post.title for post in results.page.posts] == ["New one"]
+        assert results.more
+        assert len(search.search_posts("stale slow").page.posts) == 4
+    page = soup(client.get("/search", query_string={"q": '"stale slow"'}))
+    assert texts(page, ".search-capped")[0].startswith("Only the 4 most recently added posts")
+    monkeypatch.setattr(search, "RANKED_MATCHES", 300)
+    assert sorted(found(app, '"stale slow"')) == ["New one", "Old one"]
+    assert len(found(app, "stale slow")) == len(newer) + 2
+
+
+@pytest.mark.parametrize("walk", [1, 2, 3, 300])
+def test_postgresql_reads_the_newest_posts_then_asks_the_index(app, posts, monkeypatch, walk):
+    """PostgreSQL reads the newest posts first and asks the GIN index for older ones when
+    the words are rare among them: the candidates are the same whichever way they came."""
+    if DATABASE != "postgresql":
+        pytest.skip("the walk back is PostgreSQL's")
+    monkeypatch.setattr(search, "RANKED_MATCHES", 3)
+    monkeypatch.setattr(search, "WALK", walk)
+    monkeypatch.setattr(search, "WALK_LIMIT", 4)
+    rare = posts.create(2, body="A zeppelin.")  # oldest
+    posts.create(6, body="Nothing here.")
+    common = posts.create(5, body="Latency and a zeppelin.")
+    posts.create(2, body="Latency only.")
+    assert found(app, "zeppelin") != []
+    with app.app_context():
+        results = search.search_posts("zeppelin")
+        assert (results.page.total, results.more) == (3, True)
+        assert {p.slug for p in results.page.posts} == set(common[-3:])
+        monkeypatch.setattr(search, "RANKED_MATCHES", 10)
+        everything = search.search_posts("zeppelin")
+        assert {p.slug for p in everything.page.posts} == set(common + rare)
+        assert not everything.more
+        none = search.search_posts("the of and")  # stop words only: nothing to look for
+        assert (none.page.total, none.more) == (0, False)
+
+
+def generic_plan(statement, values: dict) -> str:
+    """PostgreSQL's generic plan of a statement, as the app's connections plan what they
+    run (plan_cache_mode, blog/database.py), with sequential scans ruled out: what is left
+    is the indexes the statement can use."""
+    import psycopg.sql
+    from sqlalchemy.dialects.postgresql import asyncpg
+
+    from blog.extensions import db
+
+    compiled = statement.compile(dialect=asyncpg.dialect())  # $1, $2... placeholders
+    given = compiled.params | values
+    arguments = [given[name] for name in compiled.positiontup]
+    connection = db.session.connection()
+    connection.exec_driver_sql("SET LOCAL plan_cache_mode = force_generic_plan")
+    connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+    connection.exec_driver_sql(f"PREPARE search_plan AS {compiled}")
+    driver = connection.connection.driver_connection
+    literals = ", ".join(psycopg.sql.Literal(value).as_string(driver) for value in arguments)
+    rows = connection.exec_driver_sql(f"EXPLAIN EXECUTE search_plan({literals})")
+    plan = "\n".join(row[0] for row in rows)
+    connection.exec_driver_sql("DEALLOCATE search_plan")
+    return plan
+
+
+@pytest.mark.parametrize("in_topic", [False, True])
+def test_postgresql_walks_back_and_looks_up_through_the_gin_index(app, posts, in_topic):
+    """Under the app's generic plans, which cannot tell a common word from a rare one, the
+    walk reads the newest posts down an index of ids, and the look-up of older posts goes
+    through the GIN index: no plan can read every post's vector to find the words."""
+    if DATABASE != "postgresql":
+        pytest.skip("PostgreSQL's plans")
+    posts.create(3, body="Latency.")
+    with app.app_context():
+        query = search.limit_terms(search.parse_query("latency"))
+        form = (search._shape(query.terms), search._shape(query.words), False, in_topic)
+        values = search._values(topic_id=1, need=5, last=2_147_483_647, walk=300)
+        values |= search._tsquery_values(query.terms, "term")
+        values |= search._tsquery_values(query.words, "word", in_a_row=False)
+        values |= {"title": "'latency':*A", "summary": "'latency':*B"}
+        walk = generic_plan(search._postgresql_walk(*form), values)
+        index = generic_plan(search._postgresql_index(*form), values)
+    recent = walk.split("CTE recent", 1)[1].split("\n  ->", 1)[0]
+    backward = (
+        "Index Only Scan Backward using ix_post_topics"
+        if in_topic
+        else "Index Scan Backward using pk_posts"
+    )
+    assert backward in recent
+    assert not any(name in recent for name in ("ix_posts_search_vector", "ix_posts_listing"))
+    hits = index.split("CTE hits", 1)[1].split("\n  ->", 1)[0]
+    assert "Bitmap Index Scan on ix_posts_search_vector" in hits
+    assert not any(name in hits for name in ("ix_posts_listing", "ix_posts_pick", "pk_posts"))
+
+
+@pytest.mark.parametrize(
+    ("listed", "shared"),
+    [(100, 20), (0, 1), (0, 1000)],  # FTS5 handed the posts; each match checked; filtered
+)
+def test_a_search_in_a_topic_finds_the_same_whichever_way(app, posts, monkeypatch, listed, shared):
+    """However SQLite narrows a search to a topic (by the topic's size), the results are the
+    same: the topic's posts with the words, newest first among equals."""
+    monkeypatch.setattr(search, "LISTED_TOPIC", listed)
+    monkeypatch.setattr(search, "SHARED_TOPIC", shared)
+    posts.topics("Databases", "Frontend")
+    ui = posts.create(3, body="Latency in the browser.", topics=("Frontend", "Databases"))
+    posts.create(4, body="Latency on disk.", topics=("Databases",))
+    posts.create(2, body="Nothing here.", topics=("Frontend",))
+    with app.app_context():
+        from blog.reading import listing
+
+        frontend = listing.topic_filter().of("frontend").topic
+        assert [p.slug for p in search.search_posts("latency", topic=frontend).page.posts] == ui
+        assert [p.slug for p in search.search_posts("laten", topic=frontend).page.posts] == ui
+        assert search.search_posts('"in the browser"', topic=frontend).page.total == 3
+
+
+def test_a_word_being_typed_that_already_fills_the_candidates_is_not_grown(app, posts, monkeypatch):
+    """While typing, the last word also matches longer words; when the word as typed already
+    matches more posts than are ranked, only it is looked for (FTS5 would first gather every
+    post of every longer word)."""
+    if DATABASE != "sqlite":
+        pytest.skip("PostgreSQL's index finds longer words at no extra cost")
+    monkeypatch.setattr(search, "RANKED_MATCHES", 2)
+    posts.create(3, body="A flame.")
+    grown = posts.create(1, body="A flamegraph.")  # the newest: found only by the prefix
+    with app.app_context():
+        results = search.search_posts("flame")
+        assert results.more and grown[0] not in {p.slug for p in results.page.posts}
+        assert [p.slug for p in search.search_posts("flameg").page.posts] == grown
+
+
+def test_only_the_latest_posts_with_the_words_are_ranked(app, client, posts, monkeypatch):
+    """Past the cap the most recently added are ranked, whatever matches older, and the
+    page says that older posts were not looked at."""
+    monkeypatch.setattr(search, "RANKED_MATCHES", 3)
+    older = posts.create(1, title="Latency in the title, but old", body="Latency.")
+    newer = posts.create(4, body="Latency.")
+    with app.app_context():
+        results = search.search_posts("latency")
+        assert {p.slug for p in results.page.posts} == set(newer[-3:])
+        assert results.more
+    assert older[0] not in client.get("/search?q=latency").get_data(as_text=True)
 
 
 # --- Excerpts: from the start of the body, cut around the first match ----------------------
