@@ -7,7 +7,7 @@ from flask.wrappers import Response
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring import store
-from blog.reading import listing, seo
+from blog.reading import listing, search, seo
 from blog.web import htmx, validators
 from blog.web.headers import cacheable
 from blog.web.pagecache import KeptRoute
@@ -27,6 +27,8 @@ KEPT_ROUTES = {
     "feeds.blog_feed": KeptRoute(),
     "feeds.topic_feed": KeptRoute(),
     "seo.sitemap": KeptRoute(),
+    # Popular searches, and the prefixes typed on the way to them, render once per version.
+    "search.search_page": KeptRoute(("q", "topic", "page"), search.SEARCH_FRAGMENTS),
 }
 
 

@@ -1,14 +1,19 @@
-"""What a search may cost: the words it looks for, the posts it ranks, and the part of a body
-an excerpt is cut from (issue 19)."""
+"""What a search may cost: the words it looks for, the posts it ranks, the part of a body an
+excerpt is cut from, and search pages kept in the page cache (issue 19)."""
 
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 from bs4 import BeautifulSoup
+from flask import template_rendered
+from jinja2_fragments.flask import template_block_rendered
 
+from blog.models import utcnow
 from blog.reading import search
+from blog.web import pagecache
 from tests.conftest import DATABASE
 
 HTMX_MAIN = {"HX-Request": "true", "HX-Target": "main"}
@@ -370,3 +375,126 @@ def test_excerpts_come_from_the_start_of_the_body(client, posts, slow_markdown_a
     }
     assert snippets["Deep"] is None
     assert snippets["Early"].get_text().endswith("…")
+
+
+# --- Kept in the page cache ---------------------------------------------------------------
+
+
+def renders(app):
+    """A list that fills with the name of every template the app renders, whole or a block
+    of it, and the function that stops it."""
+    rendered: list[str] = []
+
+    def record(_sender, template, **_extra):
+        rendered.append(template.name)
+
+    def record_block(_sender, template_name, block_name, **_extra):
+        rendered.append(f"{template_name}#{block_name}")
+
+    template_rendered.connect(record, app)
+    template_block_rendered.connect(record_block, app)
+
+    def stop() -> None:
+        template_rendered.disconnect(record, app)
+        template_block_rendered.disconnect(record_block, app)
+
+    return rendered, stop
+
+
+SEARCHES = [
+    ("/search?q=latency", {}),
+    ("/search?q=latency&page=2", {}),
+    ("/search?q=latency&topic=databases", {}),
+    ("/search?q=latency&topic=frontend", {}),
+    ("/search?q=latency", HTMX_MAIN),
+    ("/search?q=latency&topic=frontend", HTMX_RESULTS),
+    ("/search?q=latency&page=2", HTMX_MORE),
+    ("/search?q=" + "latency+" * 30, {}),  # cut at 200 characters
+    ("/search?q=lat", HTMX_MAIN),  # typing
+    ("/search?q=latency+a1+b2+c3+d4+e5+f6+g7+h8", {}),  # past eight words
+    ("/search?q=", {}),
+]
+
+
+def test_search_pages_are_kept_and_match_a_fresh_render(app, client, posts):
+    """Every search state and swap target is rendered once per data version; the kept page
+    is byte for byte what a fresh render sends."""
+    posts.topics("Databases", "Frontend")
+    posts.create(14, body="Latency.", topics=("Databases",))
+    posts.create(2, body="Latency.", topics=("Frontend",))
+    kept = {}
+    rendered, stop = renders(app)
+    try:
+        for path, headers in SEARCHES:
+            kept[path, tuple(headers.items())] = client.get(path, headers=headers)
+            again = client.get(path, headers=headers)
+            assert again.get_data() == kept[path, tuple(headers.items())].get_data(), path
+    finally:
+        stop()
+    assert len(rendered) == len(SEARCHES)
+    for (path, headers), response in kept.items():
+        pagecache.clear()
+        fresh = client.get(path, headers=dict(headers))
+        assert response.status_code == fresh.status_code == 200, path
+        assert response.get_data() == fresh.get_data(), path
+        assert response.headers["ETag"] == fresh.headers["ETag"], path
+    cut = soup(kept["/search?q=" + "latency+" * 30, ()])
+    assert texts(cut, ".search-notice")[0].startswith("Searches are limited to 200 characters")
+    frontend = soup(kept["/search?q=latency&topic=frontend", tuple(HTMX_RESULTS.items())])
+    assert frontend.select_one("#search-status").get_text() == "2 results for “latency”"
+    assert "<html" not in str(frontend)
+
+
+def test_a_kept_search_page_follows_every_write(app, client, posts):
+    """A new post shows up on a kept search page at once."""
+    posts.create(2, body="Latency.")
+    first = client.get("/search?q=latency").get_data(as_text=True)
+    assert "Showing 2 of 2 results" in first
+    posts.create(1, body="Latency again.")
+    assert "Showing 3 of 3 results" in client.get("/search?q=latency").get_data(as_text=True)
+
+
+def test_the_search_key_is_only_what_the_view_reads(app, client, posts):
+    """Tracking parameters and unknown swap targets share a kept page; the query, the
+    topic, the page and the known targets each have their own."""
+    posts.create(14, body="Latency.")
+    pagecache.clear()
+    rendered, stop = renders(app)
+    try:
+        for path, headers in [
+            ("/search?q=latency", {}),
+            ("/search?q=latency&utm_source=mail", {}),
+            ("/search?utm_campaign=x&q=latency&q=other", {}),
+            ("/search?q=latency", {"HX-Request": "true", "HX-Target": "elsewhere"}),
+            ("/search?q=latency", {"HX-Target": "main"}),  # no HX-Request: a page load
+        ]:
+            client.get(path, headers=headers)
+        assert len(rendered) == 1
+        client.get("/search?q=latency&page=2")
+        client.get("/search?q=latency", headers=HTMX_RESULTS)
+        client.get("/search?q=latenc")
+        assert len(rendered) == 4
+    finally:
+        stop()
+    assert client.get("/search?q=latency&page=&page=2").status_code == 400
+
+
+def test_a_scheduled_post_reaches_kept_search_pages_when_its_time_comes(app, client, posts):
+    """Search pages keep to the same data version as listings, scheduled posts included."""
+    import sqlalchemy as sa
+
+    from blog.extensions import db
+    from blog.models import Post, SiteState
+
+    posts.create(1, body="Latency.")
+    [later] = posts.create(
+        1, title="Later", body="Latency.", published_at=utcnow() + timedelta(hours=2)
+    )
+    assert "Later" not in client.get("/search?q=latency").get_data(as_text=True)
+    due = utcnow() - timedelta(seconds=1)
+    with app.app_context(), db.engine.begin() as connection:
+        connection.execute(
+            sa.update(Post.__table__).where(Post.__table__.c.slug == later).values(published_at=due)
+        )
+        connection.execute(sa.update(SiteState.__table__).values(next_publish_at=due))
+    assert "Later" in client.get("/search?q=latency").get_data(as_text=True)
