@@ -7,8 +7,9 @@
 For each database it builds (or finds cached) data sets through the store (bench/datasets.py),
 starts gunicorn (2 sync workers, 127.0.0.1) for the blog on each data set, for the blog with
 caches off (at 10,000 posts, and at the largest size for its cold last page against its cold
-page 1), and for the two references (bench/reference_app.py), warms each server up with
-every request it will get (thrown away), then runs wrk once per row per round, rounds
+page 1; at both, a cold search against a cold home page), and for the two references
+(bench/reference_app.py), warms each server up with every request it will get (thrown away),
+then runs wrk once per row per round, rounds
 interleaved and in alternating order, the rows a target compares next to each other, so that
 drift on a shared machine hits every row alike; medians of the rounds are reported, and each
 target's ratio is the median of its per-round ratios. Bytes come from one plain HTTP fetch
@@ -16,7 +17,9 @@ per row; SQL statements and template renders per request from bench/sqlcount.py 
 fresh app's first request; warm: the same again). After the timed rows, each worker's memory
 is read before and after 5,000 anonymous requests with random query strings and headers
 (bench/memory.py); with every server stopped, an editor's save of one post is timed at the
-smallest and the largest size, on copies of those data sets (bench/editor_save.py).
+smallest and the largest size, on copies of those data sets (bench/editor_save.py), and the
+server CPU of the worst searches is measured against a one-word search at 10,000 posts and at
+the largest size, each copy with a post of 200,000 characters added (bench/search.py).
 
 Output: a Markdown table on stdout and in bench/results/listing-<UTC time>.md, and the same
 data as bench/results/listing-<UTC time>.json:
@@ -41,6 +44,11 @@ data as bench/results/listing-<UTC time>.json:
          "save": {"how", "post", "sizes": [small, big], "rounds": [{size: ms}],
                   "median_ms": {size: ms}, "statements": {size: n}, "status": [code],
                   "fields": [name], "error" (only when not measured)},
+         "search": {"how", "sizes", "rounds", "error" (only when not measured),
+                    "results": {size: {"long_post", "long_post_seconds", "one_word_ms",
+                                       "worst", "worst_ms", "ratio", "long_post_shown",
+                                       "queries": {name: {"path", "app_ms", "database_ms",
+                                                          "cpu_ms", "long_post_shown"}}}}},
          "targets": [{"key", "label", "measured", "value", "limit", "result"}],
          "notes": [str]}}}
 """
@@ -60,6 +68,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -67,6 +76,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import datasets, editor_save, memory, reference_app, report, servers, wrk
+from bench import search as search_cpu
 from bench.servers import Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,12 +178,17 @@ def plan(sizes: list[int], main: int, discovered: dict[str, Any], everything: bo
         elif size > main:
             add("app", "last page", size, f"/?page={last}", encodings=scale, listing=True)
     add("app-cold", "home", main, "/", encodings=both if everything else ("plain",))
+    searched = f"/search?q={datasets.SEARCH_TERM}"
+    if discovered["search"]:  # a search rendered cold, against a cold home page
+        add("app-cold", "search", main, searched, encodings=("plain",))
     big = max(sizes)
     if big > main:
         # A cold render of the deepest page against one of page 1, on the largest data set.
         last = max(1, math.ceil(big / per_page))
         add("app-cold", "home", big, "/", encodings=("plain",))
         add("app-cold", "last page", big, f"/?page={last}", encodings=("plain",))
+        if discovered["search"]:
+            add("app-cold", "search", big, searched, encodings=("plain",))
     add("constant", "home", main, "/", encodings=both)
     if discovered.get("compress_settings"):
         path = reference_app.PER_REQUEST_PATH
@@ -209,6 +224,8 @@ def target_keys(rows: list[Row], sizes: list[int], main: int) -> dict[str, Any]:
             "cold": key("app-cold", "home", main, "plain"),
             "cold_home_big": key("app-cold", "home", big, "plain") if big > main else "",
             "cold_last_big": key("app-cold", "last page", big, "plain") if big > main else "",
+            "cold_search": key("app-cold", "search", main, "plain"),
+            "cold_search_big": key("app-cold", "search", big, "plain") if big > main else "",
         },
         "sizes": {"main": main, "big": nominal_big, "small": nominal_small},
     }
@@ -224,11 +241,13 @@ def paired(rows: list[Row], facts: dict[str, Any]) -> list[Row]:
         keys["deep"],
         keys["inmemory"],
         keys["cold"],
+        keys["cold_search"],
         keys["home_small"],
         keys["home_big"],
         keys["last"],
-        keys["cold_home_big"],
         keys["cold_last_big"],
+        keys["cold_home_big"],
+        keys["cold_search_big"],
     ]
     rank = {key: index for index, key in enumerate(order) if key}
     return sorted(rows, key=lambda row: rank.get(row.key, len(rank)))
@@ -494,6 +513,7 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
             servers.stop(server)
     # Last, with every server stopped: PostgreSQL copies a database only while nobody uses it.
     facts["save"] = measure_save(database, sets, args, work)
+    facts["search"] = measure_search(database, sets, args, work)
 
     for result in results.values():
         runs = result["runs"]
@@ -517,9 +537,10 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
         "page_weight": weight,
         "memory": facts["memory"],
         "save": facts["save"],
+        "search": facts["search"],
         "rows": results,
-        "targets": report.evaluate(results, facts),
-        "notes": notes,
+        "targets": report.evaluate(results, facts) + evaluate_search(results, facts),
+        "notes": notes + search_notes(facts["search"]),
     }
 
 
@@ -567,6 +588,131 @@ def measure_save(
     else:
         log(f"  median save: {found['median_ms']} ms; statements {found['statements']}")
     return found
+
+
+def measure_search(
+    database: str, sets: dict[int, datasets.DataSet], args: argparse.Namespace, work: Path
+) -> dict[str, Any]:
+    """The worst searches' server CPU against a one-word search, at the main and the largest
+    size, each with a 200,000-character post added to a copy (bench/search.py)."""
+    main = MAIN_SIZE if MAIN_SIZE in sets else max(sets)
+    sizes = sorted({main, max(sets)})
+    log(f"{database}: the worst searches against a one-word search, at {sizes} posts")
+    found = search_cpu.measure(
+        database,
+        {size: sets[size].url for size in sizes},
+        rounds=args.searches,
+        log=log,
+        log_dir=work,
+    )
+    if found.get("error"):
+        log(f"  not measured: {found['error']}")
+    return found
+
+
+def _search_cpu(size_name: str, field: str) -> Callable[..., tuple[float | None, str]]:
+    """Measure, at the size `size_name` of the targets, `field` of the search CPU result:
+    the worst search over the one-word search ("ratio"), or the worst search's ms."""
+
+    def measure(
+        _rows: dict[str, dict[str, Any]], facts: dict[str, Any]
+    ) -> tuple[float | None, str]:
+        found = facts.get("search")
+        if not found:
+            return None, "not measured"
+        if found.get("error"):
+            return None, f"not measured: {found['error']}"
+        sizes = [facts["sizes"][size_name]] if size_name else list(map(int, found["results"]))
+        measured = [found["results"].get(str(size)) for size in sizes]
+        if not all(measured):
+            return None, f"not measured at {sizes[0]:,} posts: this run has {found['sizes']}"
+        worst = max(measured, key=lambda one: one[field])
+        value = worst[field]
+        text = (
+            f"{worst['worst']}: {worst['worst_ms']:.1f} ms, one word {worst['one_word_ms']:.1f} ms"
+            f" ({worst['ratio']:.2f}×)"
+        )
+        if not worst["long_post_shown"]:
+            text += "; the long post was not among the results of every search in its topic"
+        return value, text
+
+    return measure
+
+
+# The targets of issue 19 (search): evaluated here, beside the report's, in the same table.
+SEARCH_TARGETS = (
+    report.Target(
+        "search_cold_vs_home",
+        "Cold render of `/search?q=" + datasets.SEARCH_TERM + "` at {main:,} posts (caches off) "
+        "vs a cold render of home, plain",
+        "≥ 0.50×",
+        report._cold_ratio("cold_search", "cold", "cold_search", "cold"),
+        lambda value: value >= 0.5,
+    ),
+    report.Target(
+        "search_cold_vs_home_big",
+        "Cold render of `/search?q=" + datasets.SEARCH_TERM + "` at {big:,} posts (caches off) "
+        "vs a cold render of home, plain",
+        "≥ 0.50×",
+        report._cold_ratio("cold_search_big", "cold_home_big", "cold_search_big", "cold_home_big"),
+        lambda value: value >= 0.5,
+    ),
+    report.Target(
+        "search_worst_cpu",
+        "Server CPU of the worst search vs a one-word search, at {main:,} posts",
+        "≤ 3.00×",
+        _search_cpu("main", "ratio"),
+        lambda value: value <= 3.0,
+    ),
+    report.Target(
+        "search_worst_cpu_big",
+        "Server CPU of the worst search vs a one-word search, at {big:,} posts",
+        "≤ 3.00×",
+        _search_cpu("big", "ratio"),
+        lambda value: value <= 3.0,
+    ),
+    report.Target(
+        "search_worst_cpu_ms",
+        "Server CPU of the worst search, at any size, a 200,000-character post among the posts",
+        "≤ 1,000 ms",
+        _search_cpu("", "worst_ms"),
+        lambda value: value <= 1000,
+    ),
+)
+
+
+def evaluate_search(rows: dict[str, dict[str, Any]], facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """The search targets' measured values and verdicts, as the report lists its own."""
+    results = []
+    for target in SEARCH_TARGETS:
+        value, text = target.measure(rows, facts)
+        results.append(
+            {
+                "key": target.key,
+                "label": target.label.format(**facts["sizes"]),
+                "limit": target.limit,
+                "value": value,
+                "measured": text,
+                "result": target.verdict(value, facts),
+            }
+        )
+    return results
+
+
+def search_notes(found: dict[str, Any] | None) -> list[str]:
+    """Each size's one-word and worst search, for the notes under the targets."""
+    if not found or found.get("error"):
+        return []
+    notes = []
+    for size, one in found["results"].items():
+        searches = ", ".join(
+            f"{name} {query['cpu_ms']:.1f}" for name, query in one["queries"].items()
+        )
+        notes.append(
+            f"Search server CPU at {int(size):,} posts ({found['how']}; ms, median of "
+            f"{found['rounds']} rounds, the database's share included on PostgreSQL): {searches}."
+        )
+    return notes
 
 
 def _row_result(row: Row, counts: dict[str, Any], error: str | None = None) -> dict[str, Any]:
@@ -639,6 +785,11 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--saves", type=int, help="editor's saves per size, alternating (default 30; quick 10)"
     )
+    parser.add_argument(
+        "--searches",
+        type=int,
+        help=f"rounds of the search CPU measure (default {search_cpu.ROUNDS}; quick 2)",
+    )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the data sets")
     parser.add_argument("--label", default="", help="a note for the report's heading")
     parser.add_argument("--output", type=Path, default=RESULTS, help="folder for the results")
@@ -649,6 +800,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     args.runs = args.runs or (1 if quick else 3)
     args.warmup = args.warmup if args.warmup is not None else (1 if quick else 3)
     args.saves = args.saves or (10 if quick else editor_save.ROUNDS)
+    args.searches = args.searches or (2 if quick else search_cpu.ROUNDS)
     args.cold_env = dict(args.cold_env) if args.cold_env else dict(COLD_ENV)
     args.databases = [d.strip() for d in args.databases.split(",") if d.strip()]
     for database in args.databases:
@@ -656,6 +808,8 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"unknown database {database!r}")
     if min(args.runs, args.duration, args.connections, args.threads, args.saves) < 1:
         parser.error("runs, duration, connections, threads and saves must be at least 1")
+    if args.searches < 1:
+        parser.error("searches must be at least 1")
     return args
 
 
@@ -711,6 +865,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": args.runs,
             "warmup": args.warmup,
             "saves": args.saves,
+            "searches": args.searches,
             "threads": args.threads,
             "connections": args.connections,
             "workers": servers.WORKERS,
