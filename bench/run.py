@@ -75,7 +75,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from bench import datasets, editor_save, memory, reference_app, report, servers, wrk
+from bench import datasets, editor_save, memory, proxy, reference_app, report, servers, wrk
 from bench import search as search_cpu
 from bench.servers import Server
 
@@ -514,6 +514,7 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
     # Last, with every server stopped: PostgreSQL copies a database only while nobody uses it.
     facts["save"] = measure_save(database, sets, args, work)
     facts["search"] = measure_search(database, sets, args, work)
+    facts["proxy"] = measure_proxy(database, sets, args)
 
     for result in results.values():
         runs = result["runs"]
@@ -539,8 +540,11 @@ def bench_database(database: str, args: argparse.Namespace, work: Path) -> dict[
         "save": facts["save"],
         "search": facts["search"],
         "rows": results,
-        "targets": report.evaluate(results, facts) + evaluate_search(results, facts),
-        "notes": notes + search_notes(facts["search"]),
+        "proxy": facts["proxy"],
+        "targets": report.evaluate(results, facts)
+        + evaluate_search(results, facts)
+        + evaluate_proxy(facts["proxy"]),
+        "notes": notes + search_notes(facts["search"]) + proxy_notes(facts["proxy"]),
     }
 
 
@@ -588,6 +592,68 @@ def measure_save(
     else:
         log(f"  median save: {found['median_ms']} ms; statements {found['statements']}")
     return found
+
+
+def measure_proxy(
+    database: str, sets: dict[int, datasets.DataSet], args: argparse.Namespace
+) -> dict[str, Any] | None:
+    """The home page at the main size through the production stack's proxy cache, beside
+    nginx sending the same bytes as a static file and one app server alone (bench/proxy.py),
+    on PostgreSQL, the production store."""
+    if database != "postgresql":
+        return None
+    main = MAIN_SIZE if MAIN_SIZE in sets else max(sets)
+    log(f"{database}: the home page at {main:,} posts through the proxy cache (bench/proxy.py)")
+    try:
+        return proxy.measure(database, main, rounds=args.runs, seconds=args.duration, log=log)
+    except Exception as error:  # the rows measured so far still make their report
+        log(f"  not measured: {error}")
+        return {"error": str(error)}
+
+
+def evaluate_proxy(found: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The proxy targets of issue 20, as the report lists its own."""
+    if found is None:
+        return []
+    if found.get("error"):
+        return [
+            {
+                "key": "proxy",
+                "label": "Home through the proxy cache",
+                "limit": "",
+                "value": None,
+                "measured": f"not measured: {found['error']}",
+                "result": "n/a",
+            }
+        ]
+    rps = found["rps"]
+    return [
+        {
+            "key": f"proxy-{target['label']}",
+            "label": f"Home at {found['size']:,} posts, compressed, {target['label']} (req/s)",
+            "limit": f"≥ {target['limit']:g}×",
+            "value": target["value"],
+            "measured": f"{target['value']:.2f}× (medians: proxy cache {rps['proxy']:,.0f}, "
+            f"static file {rps['static']:,.0f}, app alone {rps['app']:,.0f} req/s)",
+            "result": "PASS" if target["passed"] else "FAIL",
+        }
+        for target in found["targets"]
+    ]
+
+
+def proxy_notes(found: dict[str, Any] | None) -> list[str]:
+    """The proxy rows' rounds, for the notes under the targets."""
+    if not found or found.get("error"):
+        return []
+    rounds = "; ".join(
+        f"{name} " + ", ".join(f"{value:,.0f}" for value in values)
+        for name, values in found["runs"].items()
+    )
+    return [
+        f"Through the proxy (bench/proxy.py: nginx in front of two gunicorns of 2 sync "
+        f"workers, {found['bytes']:,}-byte brotli home page, wrk -t{proxy.THREADS} "
+        f"-c{proxy.CONNECTIONS}, rounds alternating, req/s): {rounds}."
+    ]
 
 
 def measure_search(
