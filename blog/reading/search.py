@@ -65,11 +65,11 @@ SEARCH_FRAGMENTS = {
     "result-list": "more_results",
 }
 
-# How much a word found in each column of the FTS table counts in SQLite's ranking: title,
-# then summary, then topics; the body alone counts nothing (every candidate has the words).
-# bm25() would also weigh how often each word occurs, but it first counts every post that
-# holds each word, a pass over the whole index per word on every search.
-COLUMN_WEIGHTS = {"title": 10, "summary": 4, "topics": 2}
+# Where its words are ranks a candidate: in the title first, then in the summary, then in
+# the topics' names, then in the body alone (every candidate has them somewhere). bm25()
+# would also weigh how often each word occurs, but it first counts every post that holds
+# each word, a pass over the whole index per word on every search.
+COLUMN_RANKS = {"title": 3, "summary": 2, "topics": 1}
 # A topic with at most this many live posts is searched post by post (FTS5 looks each one
 # up), unless a word is a prefix; a topic with a twentieth of the posts or more is checked
 # for each match, newest first, until enough are found; otherwise the matches are filtered
@@ -90,7 +90,7 @@ SQLITE_LIVE = (
 # A search ranks the most recently added posts holding all its words, this many at most
 # (the page says when more hold them): each candidate is looked at one by one, for where
 # its words are and whether its phrases are there, so the cost grows with their number.
-RANKED_MATCHES = 300
+RANKED_MATCHES = 200
 # The last word grows as a prefix from this length: one letter would match half the index.
 MIN_PREFIX = 2
 
@@ -424,9 +424,7 @@ def _sqlite_statement(phrased: bool, topic: str | None) -> sa.Select:
         since = sa.select(FTS_TABLE.c.rowid).where(match, FTS_TABLE.c.rowid >= oldest)
         return probe.c.post_id.in_(since)
 
-    score = _sum_of(
-        sa.case((found(column), weight), else_=0) for column, weight in COLUMN_WEIGHTS.items()
-    )
+    score = sa.case(*((found(column), rank) for column, rank in COLUMN_RANKS.items()), else_=0)
     in_a_row = found("terms") if phrased else sa.true()
     # Each candidate's publish date comes from the narrow index: by rowid, SQLite would read
     # the post's row, body and all, overflow pages included.
@@ -436,15 +434,6 @@ def _sqlite_statement(phrased: bool, topic: str | None) -> sa.Select:
         .join(probe, probe.c.post_id == live_posts.c.id)
         .order_by(live_posts.c.id.desc())
     )
-
-
-def _sum_of(parts: Iterable[sa.ColumnElement[int]]) -> sa.ColumnElement[int]:
-    """The SQL sum of some numbers."""
-    total: sa.ColumnElement[int] | None = None
-    for part in parts:
-        total = part if total is None else total + part
-    assert total is not None
-    return total
 
 
 @functools.cache
@@ -476,7 +465,7 @@ class _SQLite(_Engine):
             words=_fts5_match(words),
             terms=_fts5_match(query.terms),
             topic_id=topic_id,
-            **{column: _fts5_any(query.terms, column) for column in COLUMN_WEIGHTS},
+            **{column: _fts5_any(query.terms, column) for column in COLUMN_RANKS},
         )
         rows = db.session.execute(_sqlite_statement(query.phrased, mode), values)
         return [Candidate(*row) for row in rows]
@@ -499,15 +488,16 @@ def _postgresql_columns(vector: sa.ColumnElement, terms: tuple[bool, ...], phras
     """The score and the phrase test of a candidate, from its vector.
 
     Ranked like SQLite, by where the words are: the vector's weights mark the title (A) and
-    the summary and topic names (B).
+    the summary and topic names together (B). The second look-up is made only when the
+    first fails.
     """
 
     def found(name: str) -> sa.ColumnElement[bool]:
         query = sa.func.to_tsquery(PG_CONFIG, sa.bindparam(name, type_=sa.Text))
         return vector.op("@@")(query)
 
-    weights = (("title", COLUMN_WEIGHTS["title"]), ("summary", COLUMN_WEIGHTS["summary"]))
-    score = _sum_of(sa.case((found(name), weight), else_=0) for name, weight in weights)
+    ranks = ((found("title"), COLUMN_RANKS["title"]), (found("summary"), COLUMN_RANKS["summary"]))
+    score = sa.case(*ranks, else_=0)
     in_a_row = vector.op("@@")(_tsquery(terms, "term")) if phrased else sa.true()
     return score, in_a_row
 
