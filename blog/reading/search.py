@@ -34,7 +34,7 @@ from markupsafe import Markup, escape
 from sqlalchemy.dialects import postgresql as pg
 
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled, utcnow
+from blog.models import PUBLISHED, Author, Image, Post, PostTopic, Topic, live, scheduled, utcnow
 from blog.reading import listing
 from blog.reading.listing import NOW, TopicCount, TopicFilter
 from blog.web import headers, htmx, validators
@@ -772,13 +772,21 @@ class Results:
 
 @functools.cache
 def _cards_statement() -> sa.Select:
-    """The cards of the posts `ids`, each with the start of its body for the excerpt (one
-    character more than the window, to tell whether the body goes on). PostgreSQL
-    decompresses a stored body only as far as substr() reads."""
+    """The cards of the posts `ids` (the listing's columns), each with the start of its body
+    for the excerpt (one character more than the window, to tell whether the body goes on).
+    PostgreSQL decompresses a stored body only as far as substr() reads."""
     window = sa.func.substr(Post.body_markdown, 1, SNIPPET_WINDOW + 1)
-    cards = (*listing.CARD_OPTIONS, so.joinedload(Post.primary_topic))
     ids = sa.bindparam("ids", expanding=True, type_=sa.Integer)
-    return sa.select(Post, window).where(Post.id.in_(ids)).options(*cards)
+    # Read as the listing reads its cards (its columns, its topic alias, its row reader), so
+    # both show the same card; plain rows, not ORM instances, which cost more to load.
+    primary = listing._PRIMARY
+    return (
+        sa.select(*listing.CARD_COLUMNS, window)
+        .join(Author, Author.id == Post.author_id)
+        .outerjoin(primary, primary.id == Post.primary_topic_id)
+        .outerjoin(Image, Image.id == Post.image_id)
+        .where(Post.id.in_(ids))
+    )
 
 
 def search_posts(
@@ -814,14 +822,15 @@ def search_posts(
     if not found.ids:
         return Results(empty, more=found.more, left_out=query.left_out)
     pattern = marker(query.terms)
-    by_id: dict[int, Post] = {}
+    by_id: dict[int, listing.Card] = {}
     snippets: dict[int, Markup] = {}
-    for post, start in db.session.execute(_cards_statement(), {"ids": found.ids}):
-        by_id[post.id] = post
+    for row in db.session.execute(_cards_statement(), {"ids": found.ids}):
+        card, start = listing._card(row), row[-1]
+        by_id[card.id] = card
         if start and pattern is not None:
             snippet = excerpt(start[:SNIPPET_WINDOW], pattern, len(start) > SNIPPET_WINDOW)
             if snippet is not None:
-                snippets[post.id] = snippet
+                snippets[card.id] = snippet
     posts = [by_id[post_id] for post_id in found.ids if post_id in by_id]
     page = listing.Page(posts, number, per_page, found.ranked)
     return Results(page, snippets, more=found.more, left_out=query.left_out)
