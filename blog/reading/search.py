@@ -879,8 +879,8 @@ def search_url(text: str, topic: Topic | None, page: int = 1) -> str:
 
 
 def notices(was_cut: bool, results: Results | None) -> list[str]:
-    """What the page says about the search itself: text it cut or left out, posts it did not
-    look at. Shown above the results and announced with them."""
+    """What the page says about the text searched: what it cut and what it left out. Shown
+    above the results and announced with them."""
     said = []
     if was_cut:
         said.append(
