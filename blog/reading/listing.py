@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -131,26 +131,6 @@ def last_page(total: int, per_page: int) -> int:
 
 
 NEWEST_FIRST = (Post.published_at.desc(), Post.id.desc())
-# What a card shows of a Post loaded by the ORM (search results, which need their bodies'
-# windows too): these columns, its author and image in the same statement.
-CARD_OPTIONS = (
-    so.load_only(
-        Post.slug,
-        Post.title,
-        Post.excerpt,
-        Post.published_at,
-        Post.updated_at,
-        Post.reading_minutes,
-        Post.image_alt,
-        Post.featured,
-        Post.editors_pick,
-        Post.primary_topic_id,
-        Post.author_id,
-        Post.image_id,
-    ),
-    so.joinedload(Post.author),
-    so.joinedload(Post.image),
-)
 _PRIMARY = so.aliased(Topic, name="primary_topic")
 # What a card shows, in Card's order: the post's columns, its author, topic and image.
 CARD_COLUMNS = (
@@ -282,17 +262,25 @@ def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
     # post to test the OR.
     shown = shown_ids.subquery("shown")
     return (
-        sa.select(*CARD_COLUMNS, on_page.label("on_page"))
+        card_select(on_page.label("on_page"))
         .join(shown, shown.c.id == Post.id)
-        .join(Author, Author.id == Post.author_id)
-        .outerjoin(_PRIMARY, _PRIMARY.id == Post.primary_topic_id)
-        .outerjoin(Image, Image.id == Post.image_id)
         .order_by(*NEWEST_FIRST)
     )
 
 
-def _card(row: sa.Row) -> Card:
-    """A card from one row of the cards statement."""
+def card_select(*extra: sa.ColumnElement[Any]) -> sa.Select:
+    """The columns of a card (then `extra`) from posts joined to their authors, primary
+    topics and images: filter it to the posts to show, and read each row with card_from."""
+    return (
+        sa.select(*CARD_COLUMNS, *extra)
+        .join(Author, Author.id == Post.author_id)
+        .outerjoin(_PRIMARY, _PRIMARY.id == Post.primary_topic_id)
+        .outerjoin(Image, Image.id == Post.image_id)
+    )
+
+
+def card_from(row: sa.Row) -> Card:
+    """A card from one row of a card_select() statement."""
     (id_, slug, title, excerpt, published, updated, minutes, alt, featured, pick) = row[:10]
     author_name, author_slug, topic_name, topic_slug, sha256, kind, width, height = row[10:18]
     return Card(
@@ -332,7 +320,7 @@ def cards(
     if topic is not None:
         values["topic_id"] = topic.id
     rows = db.session.execute(_cards_statement(topic is not None, flagged), values).all()
-    shown = [(_card(row), row[-1]) for row in rows]
+    shown = [(card_from(row), row[-1]) for row in rows]
     page = [card for card, on_page in shown if on_page]
     if not flagged:
         return Cards(page)

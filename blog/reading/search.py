@@ -34,7 +34,7 @@ from markupsafe import Markup, escape
 from sqlalchemy.dialects import postgresql as pg
 
 from blog.extensions import db
-from blog.models import PUBLISHED, Author, Image, Post, PostTopic, Topic, live, scheduled, utcnow
+from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled, utcnow
 from blog.reading import listing
 from blog.reading.listing import NOW, TopicCount, TopicFilter
 from blog.web import headers, htmx, validators
@@ -777,16 +777,8 @@ def _cards_statement() -> sa.Select:
     PostgreSQL decompresses a stored body only as far as substr() reads."""
     window = sa.func.substr(Post.body_markdown, 1, SNIPPET_WINDOW + 1)
     ids = sa.bindparam("ids", expanding=True, type_=sa.Integer)
-    # Read as the listing reads its cards (its columns, its topic alias, its row reader), so
-    # both show the same card; plain rows, not ORM instances, which cost more to load.
-    primary = listing._PRIMARY
-    return (
-        sa.select(*listing.CARD_COLUMNS, window)
-        .join(Author, Author.id == Post.author_id)
-        .outerjoin(primary, primary.id == Post.primary_topic_id)
-        .outerjoin(Image, Image.id == Post.image_id)
-        .where(Post.id.in_(ids))
-    )
+    # Read as the listing reads its cards, so both show the same card.
+    return listing.card_select(window).where(Post.id.in_(ids))
 
 
 def search_posts(
@@ -825,7 +817,7 @@ def search_posts(
     by_id: dict[int, listing.Card] = {}
     snippets: dict[int, Markup] = {}
     for row in db.session.execute(_cards_statement(), {"ids": found.ids}):
-        card, start = listing._card(row), row[-1]
+        card, start = listing.card_from(row), row[-1]
         by_id[card.id] = card
         if start and pattern is not None:
             snippet = excerpt(start[:SNIPPET_WINDOW], pattern, len(start) > SNIPPET_WINDOW)
