@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -337,6 +338,64 @@ def _ensure_sqlite(
 def postgres_admin() -> sa.Engine:
     """An autocommit engine on the PostgreSQL server's maintenance database."""
     return sa.create_engine(POSTGRES_SERVER, isolation_level="AUTOCOMMIT")
+
+
+def _drop_sqlite(path: Path) -> None:
+    """Delete an SQLite file with its companions."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def copy(database: str, url: str, name: str) -> str:
+    """A throwaway copy of a data set, called `name`: SQLite through the backup API (WAL
+    content included), PostgreSQL as a new database made from it as a template."""
+    if database == "sqlite":
+        target_path = CACHE_DIR / f"{name}.sqlite3"
+        _drop_sqlite(target_path)
+        source = sqlite3.connect(f"file:{sa.make_url(url).database}?mode=ro", uri=True)
+        target = sqlite3.connect(target_path)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            source.close()
+        return f"sqlite:///{target_path}"
+    source_name = sa.make_url(url).database
+    copy_name = f"{source_name}_{name}"
+    admin = postgres_admin()
+    try:
+        with admin.connect() as connection:
+            version = int(connection.exec_driver_sql("SHOW server_version_num").scalar() or 0)
+            strategy = " STRATEGY FILE_COPY" if version >= 150000 else ""
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{copy_name}" WITH (FORCE)')
+            # The template must have no other session: wait a little for closing servers.
+            for attempt in range(20):
+                try:
+                    connection.exec_driver_sql(
+                        f'CREATE DATABASE "{copy_name}" TEMPLATE "{source_name}"{strategy}'
+                    )
+                    break
+                except sa.exc.OperationalError:
+                    if attempt == 19:
+                        raise
+                    time.sleep(1)
+    finally:
+        admin.dispose()
+    return sa.make_url(url).set(database=copy_name).render_as_string(hide_password=False)
+
+
+def drop_copy(database: str, url: str) -> None:
+    """Remove a copy made by `copy`."""
+    if database == "sqlite":
+        _drop_sqlite(Path(sa.make_url(url).database or ""))
+        return
+    admin = postgres_admin()
+    try:
+        with admin.connect() as connection:
+            name = sa.make_url(url).database
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        admin.dispose()
 
 
 def postgres_reachable() -> bool:

@@ -315,66 +315,6 @@ def worker(database_url: str) -> None:
 # --- Copies of the data sets ------------------------------------------------------------------
 
 
-def _sqlite_copy(url: str, size: int) -> str:
-    """Copy an SQLite data set with the backup API (WAL content included)."""
-    copy = datasets.CACHE_DIR / f"save-copy-{size}.sqlite3"
-    _drop_sqlite(copy)
-    source = sqlite3.connect(sa.make_url(url).database or "")
-    target = sqlite3.connect(copy)
-    try:
-        source.backup(target)
-    finally:
-        target.close()
-        source.close()
-    return f"sqlite:///{copy}"
-
-
-def _drop_sqlite(path: Path) -> None:
-    """Delete an SQLite file with its companions."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
-def _postgres_copy(url: str) -> str:
-    """Copy a PostgreSQL data set as a new database made from it as a template."""
-    source = sa.make_url(url).database
-    copy = f"{source}_save"
-    admin = datasets.postgres_admin()
-    try:
-        with admin.connect() as connection:
-            version = int(connection.exec_driver_sql("SHOW server_version_num").scalar() or 0)
-            strategy = " STRATEGY FILE_COPY" if version >= 150000 else ""
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
-            # The template must have no other session: wait a little for closing servers.
-            for attempt in range(20):
-                try:
-                    connection.exec_driver_sql(
-                        f'CREATE DATABASE "{copy}" TEMPLATE "{source}"{strategy}'
-                    )
-                    break
-                except sa.exc.OperationalError:
-                    if attempt == 19:
-                        raise
-                    time.sleep(1)
-    finally:
-        admin.dispose()
-    return sa.make_url(url).set(database=copy).render_as_string(hide_password=False)
-
-
-def _drop_copy(database: str, url: str) -> None:
-    """Remove a copy made by `copy_of`."""
-    if database == "sqlite":
-        _drop_sqlite(Path(sa.make_url(url).database or ""))
-        return
-    admin = datasets.postgres_admin()
-    try:
-        with admin.connect() as connection:
-            name = sa.make_url(url).database
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        admin.dispose()
-
-
 @contextmanager
 def copies_of(
     database: str, urls: dict[int, str], log: Callable[[str], None]
@@ -384,13 +324,15 @@ def copies_of(
     try:
         for size, url in urls.items():
             started = time.monotonic()
-            made[size] = _sqlite_copy(url, size) if database == "sqlite" else _postgres_copy(url)
+            made[size] = datasets.copy(
+                database, url, f"save-copy-{size}" if database == "sqlite" else "save"
+            )
             log(f"  copied the {size:,}-post data set in {time.monotonic() - started:.0f} s")
         yield made
     finally:
         for url in made.values():
             with suppress(Exception):
-                _drop_copy(database, url)
+                datasets.drop_copy(database, url)
 
 
 # --- Measuring --------------------------------------------------------------------------------

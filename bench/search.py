@@ -253,75 +253,17 @@ def worker(url: str, rounds: int, warmup: int) -> None:
 # --- Copies of the data sets ----------------------------------------------------------------
 
 
-def _drop_sqlite(path: Path) -> None:
-    """Delete an SQLite file with its companions."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
-def _copy(database: str, url: str, size: int) -> str:
-    """A throwaway copy of a data set: SQLite through the backup API, PostgreSQL as a new
-    database made from it as a template."""
-    if database == "sqlite":
-        copy = datasets.CACHE_DIR / f"search-copy-{size}.sqlite3"
-        _drop_sqlite(copy)
-        source = sqlite3.connect(f"file:{sa.make_url(url).database}?mode=ro", uri=True)
-        target = sqlite3.connect(copy)
-        try:
-            source.backup(target)
-        finally:
-            target.close()
-            source.close()
-        return f"sqlite:///{copy}"
-    source_name = sa.make_url(url).database
-    copy_name = f"{source_name}_search"
-    admin = datasets.postgres_admin()
-    try:
-        with admin.connect() as connection:
-            version = int(connection.exec_driver_sql("SHOW server_version_num").scalar() or 0)
-            strategy = " STRATEGY FILE_COPY" if version >= 150000 else ""
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{copy_name}" WITH (FORCE)')
-            # The template must have no other session: wait a little for closing servers.
-            for attempt in range(20):
-                try:
-                    connection.exec_driver_sql(
-                        f'CREATE DATABASE "{copy_name}" TEMPLATE "{source_name}"{strategy}'
-                    )
-                    break
-                except sa.exc.OperationalError:
-                    if attempt == 19:
-                        raise
-                    time.sleep(1)
-    finally:
-        admin.dispose()
-    return sa.make_url(url).set(database=copy_name).render_as_string(hide_password=False)
-
-
-def _drop(database: str, url: str) -> None:
-    """Remove a copy made by `_copy`."""
-    if database == "sqlite":
-        _drop_sqlite(Path(sa.make_url(url).database or ""))
-        return
-    admin = datasets.postgres_admin()
-    try:
-        with admin.connect() as connection:
-            name = sa.make_url(url).database
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        admin.dispose()
-
-
 @contextmanager
 def copy_of(database: str, url: str, size: int, log: Callable[[str], None]) -> Iterator[str]:
     """A throwaway copy of one data set, dropped afterwards."""
     started = time.monotonic()
-    made = _copy(database, url, size)
+    made = datasets.copy(database, url, f"search-copy-{size}" if database == "sqlite" else "search")
     log(f"  copied the {size:,}-post data set in {time.monotonic() - started:.0f} s")
     try:
         yield made
     finally:
         with suppress(Exception):
-            _drop(database, made)
+            datasets.drop_copy(database, made)
 
 
 # --- Measuring ------------------------------------------------------------------------------
