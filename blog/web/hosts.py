@@ -46,7 +46,7 @@ class TrustedHostsOnly:
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         host = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "")
-        if host_is_trusted(host, self.hosts):
+        if host_is_trusted(host.lower(), self.hosts):  # host names ignore case (RFC 9110)
             return self.wsgi_app(environ, start_response)
         response = BadRequest(REFUSAL).get_response(environ)
         response.headers["Cache-Control"] = "no-store"

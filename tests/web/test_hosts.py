@@ -50,7 +50,7 @@ def test_the_sites_own_host_is_served_with_or_without_a_port(site_app, posts):
     """The right name is answered, and a redirect from it stays on it."""
     posts.create(1)
     client = site_app.test_client()
-    for host in ("blog.example.org", "blog.example.org:443"):
+    for host in ("blog.example.org", "blog.example.org:443", "Blog.Example.ORG:8443"):
         assert client.get("/", headers={"Host": host}).status_code == 200
     moved = client.get("/editor", headers={"Host": "blog.example.org"})
     assert moved.status_code == 308 and "blog.example.org" in moved.headers["Location"]
