@@ -156,6 +156,9 @@ def test_the_editor_is_told_beside_save_and_keeps_unsaved_text_in_the_browser(
         "() => { const e = new Event('beforeunload', {cancelable: true}); "
         "window.dispatchEvent(e); return e.defaultPrevented; }"
     )
+    # The editor takes the saved state once htmx has settled the swap, a moment after the
+    # status text is in: leaving stops asking then.
+    page.wait_for_function(f"() => !({leaving_asks})()", timeout=5000)
     assert page.evaluate(leaving_asks) is False
 
     # An image over the limit is refused before it is sent, and never silently.
