@@ -51,8 +51,9 @@ LEGEND = """\
   ratios is reported.
 - **Worker memory** (`bench/memory.py`): each worker's VmRSS before and after 5,000 anonymous
   requests to the app at {main:,} posts (after the timed rows) for `/`, `/topics/<t>` and
-  `/posts/<slug>` with `?utm_x=<random>&page=1` or `?v=<random>`, a random Host and, for
-  half of them, `HX-Request: true` with a random HX-Target.
+  `/posts/<slug>` with `?utm_x=<random>&page=1` or `?v=<random>`, a Host spelling the
+  site's own name another way (case, a random port; one in ten another host, refused with
+  a 400) and, for half of them, `HX-Request: true` with a random HX-Target.
 """
 
 
