@@ -12,7 +12,8 @@ stop a thread from outside, so the limit is kept in one of two ways:
   and during long regular expression matches, so a pure-Python parser is stopped within
   milliseconds. The handler raises only while the work's own frames are running, so the
   code around it is never interrupted; the timer repeats until it is disarmed, in case
-  library code swallows the first stop. The previous SIGPROF handler is put back and the timer cleared, always.
+  library code swallows the first stop. The previous SIGPROF handler is put back and the
+  timer cleared, always.
 * Elsewhere (`flask run` serves each request in a thread, and signals reach only the main
   thread), or when some other code already runs that timer (a sampling profiler), the
   work runs in a forked child, whose only thread keeps the same CPU-time limit and sends
