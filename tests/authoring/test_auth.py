@@ -150,6 +150,9 @@ def test_header_shows_login_to_visitors_and_write_to_editors(app, client, posts)
         ("post", "/editor/posts/1/delete"),
         ("post", "/editor/preview"),
         ("get", "/editor/slug?title=x"),
+        ("get", "/editor/trash"),
+        ("post", "/editor/trash/1/restore"),
+        ("get", "/editor/trash/empty"),
     ],
 )
 def test_every_authoring_page_requires_login(app, client, method, url):
