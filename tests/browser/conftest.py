@@ -384,6 +384,11 @@ def editor_account(live_server: LiveServer) -> EditorAccount:
         password="a long passphrase for the browser suite",
         name="Sam Browser",
     )
+    return create_account(live_server, account)
+
+
+def create_account(live_server: LiveServer, account: EditorAccount) -> EditorAccount:
+    """Make the account on the served database with `flask editors create`."""
     result = live_server.flask(
         "editors",
         "create",

@@ -11,7 +11,14 @@ from playwright.sync_api import Dialog, Page, expect
 
 from blog.extensions import db
 from blog.models import Post
-from tests.browser.conftest import EditorAccount, LiveServer, OpenPage, PageWatch, log_in
+from tests.browser.conftest import (
+    EditorAccount,
+    LiveServer,
+    OpenPage,
+    PageWatch,
+    create_account,
+    log_in,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -48,17 +55,7 @@ def new_account(live_server: LiveServer, name: str) -> EditorAccount:
         f"a passphrase for {name}",
         name,
     )
-    made = live_server.flask(
-        "editors",
-        "create",
-        account.email,
-        "--name",
-        account.name,
-        "--password-stdin",
-        input=account.password + "\n",
-    )
-    assert made.returncode == 0, made.stderr
-    return account
+    return create_account(live_server, account)
 
 
 def stored(live_server: LiveServer, post_id: int) -> tuple[str, str] | None:
