@@ -20,11 +20,11 @@
     var form = box();
     if (!form) return;
     if (onSearchPage()) {
-      form.removeAttribute("hx-push-url");
-      form.setAttribute("hx-replace-url", "true");
+      form.removeAttribute("data-hx-push-url");
+      form.setAttribute("data-hx-replace-url", "true");
     } else {
-      form.removeAttribute("hx-replace-url");
-      form.setAttribute("hx-push-url", "true");
+      form.removeAttribute("data-hx-replace-url");
+      form.setAttribute("data-hx-push-url", "true");
     }
   }
 
@@ -35,8 +35,7 @@
     if (input.value !== text) input.value = text;
   }
 
-  // Typing on a results page keeps its topic; an empty topic ("All topics") stays out of
-  // the address, so shared links stay short.
+  // An empty topic ("All topics") stays out of the address, so shared links stay short.
   document.addEventListener("htmx:configRequest", function (event) {
     var params = event.detail.parameters;
     var form = box();

@@ -98,7 +98,9 @@ def inline_code(html: str) -> list[str]:
     found += [str(s)[:80] for s in soup.select("style")]
     found += [tag.name for tag in soup.find_all(True) if tag.has_attr("style")]
     found += [
-        tag.name for tag in soup.find_all(True) if any(a.startswith("hx-on") for a in tag.attrs)
+        tag.name
+        for tag in soup.find_all(True)
+        if any(a.startswith(("hx-on", "data-hx-on")) for a in tag.attrs)
     ]
     return found
 
@@ -129,7 +131,7 @@ def test_post_list_shows_every_state_with_filters(app, editor_client, posts):
         "filter-scheduled": "1",
         "filter-published": "2",
     }
-    assert soup.select_one(".authoring")["hx-history"] == "false"
+    assert soup.select_one(".authoring")["data-hx-history"] == "false"
     assert response.headers["Cache-Control"].startswith("no-store") or (
         "no-store" in response.headers["Cache-Control"]
     )
@@ -187,7 +189,7 @@ def test_new_post_form_credits_the_editor(editor_client):
     assert soup.select_one("#author")["value"] == "Ada Example"
     assert soup.select_one('meta[name="csrf-token"]')["content"]
     form = soup.select_one("#post-form")
-    assert form["hx-post"] == "/editor/posts/new" and form["action"] == "/editor/posts/new"
+    assert form["data-hx-post"] == "/editor/posts/new" and form["action"] == "/editor/posts/new"
     assert form["enctype"] == "multipart/form-data"
 
 
@@ -242,7 +244,7 @@ def test_create_with_htmx_swaps_the_editor_and_updates_the_address(editor_client
     assert soup.select_one("#saved-notice") is not None
     edit_url = response.headers["HX-Replace-Url"]
     assert re.fullmatch(r"/editor/posts/\d+", edit_url)
-    assert soup.select_one("#post-form")["hx-post"] == edit_url
+    assert soup.select_one("#post-form")["data-hx-post"] == edit_url
     assert soup.select_one("#lock_version")["value"] == "1"
 
 
@@ -383,7 +385,7 @@ def test_slug_is_suggested_from_the_title(editor_client):
     )
     assert "/posts/unicode-friends" in hint.get_data(as_text=True)
     post_page = editor_client.get("/editor/posts/new")
-    assert page(post_page).select_one("#title")["hx-get"].startswith("/editor/slug")
+    assert page(post_page).select_one("#title")["data-hx-get"].startswith("/editor/slug")
 
 
 def test_slug_hint_warns_about_a_taken_address(editor_client, posts):
@@ -597,8 +599,8 @@ def test_edit_page_shows_the_preview_beside_the_body(app, editor_client):
     soup = page(editor_client.get(f"/editor/posts/{post_id}"))
     assert "<em>world</em>" in str(soup.select_one("#preview"))
     body = soup.select_one("#body")
-    assert body["hx-post"] == "/editor/preview" and body["hx-target"] == "#preview"
-    assert "delay:" in body["hx-trigger"]
+    assert body["data-hx-post"] == "/editor/preview" and body["data-hx-target"] == "#preview"
+    assert "delay:" in body["data-hx-trigger"]
 
 
 # Deleting ----------------------------------------------------------------------------------------

@@ -141,7 +141,7 @@ def test_the_comparison_is_also_a_fragment_for_htmx(app, editor_client):
     full = page(editor_client.get(url))
     assert full.select_one("h1") is not None and full.select_one("#revision-detail") is not None
     link = full.select_one(f"#revision-{first.id} a")
-    assert link["hx-target"] == "#revision-detail" and link["hx-get"] == url
+    assert link["data-hx-target"] == "#revision-detail" and link["data-hx-get"] == url
 
 
 def test_an_unchanged_revision_says_so(app, editor_client):

@@ -456,7 +456,7 @@ def test_trash_pages_are_whole_pages_with_or_without_htmx(app, editor_client, he
         assert response.status_code == 200
         soup = page(response)
         assert soup.select_one("html") is not None
-        assert soup.select_one('[hx-history="false"]') is not None
+        assert soup.select_one('[data-hx-history="false"]') is not None
         assert "no-store" in response.headers["Cache-Control"]
 
 

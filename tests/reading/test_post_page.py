@@ -32,7 +32,7 @@ def test_post_page_shows_the_post(client, posts):
     assert "Updated Mar 9, 2025" in meta
     assert page.select_one(".post-art")["alt"]
     prose = page.select_one(".prose")
-    assert prose.has_attr("hx-disable")
+    assert prose.has_attr("data-hx-disable")
     assert prose.select_one("strong").get_text() == "bloat"
     assert page.title.get_text() == "Vacuum & friends · Fieldnotes"
 

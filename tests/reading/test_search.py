@@ -462,8 +462,8 @@ def test_results_are_paged_like_the_listing(
     if next_page is None:
         assert more is None
     else:
-        assert more["href"] == more["hx-get"] == f"/search?q=latency&page={next_page}"
-        assert more["hx-target"] == "#result-list" and more["hx-swap"] == "beforeend"
+        assert more["href"] == more["data-hx-get"] == f"/search?q=latency&page={next_page}"
+        assert more["data-hx-target"] == "#result-list" and more["data-hx-swap"] == "beforeend"
         assert more.get_text(strip=True) == "read more"
 
 
@@ -572,7 +572,7 @@ def test_search_page_title_heading_and_box_show_the_query(client, posts):
 
 
 @pytest.mark.parametrize(
-    ("path", "history"), [("/", "hx-push-url"), ("/search?q=x", "hx-replace-url")]
+    ("path", "history"), [("/", "data-hx-push-url"), ("/search?q=x", "data-hx-replace-url")]
 )
 def test_header_search_box_is_on_every_page(client, posts, path, history):
     """A labelled GET form to /search; typing swaps <main>, debounced, the old request dropped."""
@@ -580,13 +580,13 @@ def test_header_search_box_is_on_every_page(client, posts, path, history):
     page = soup(client.get(path))
     form = page.select_one(".site-header form#site-search")
     assert form["role"] == "search" and form["action"] == "/search" and form["method"] == "get"
-    assert form["hx-target"] == "#main" and form[history] == "true"
+    assert form["data-hx-target"] == "#main" and form[history] == "true"
     field = form.select_one("input#site-search-q")
     assert field["type"] == "search" and field["name"] == "q"
     assert form.select_one('label[for="site-search-q"]').get_text(strip=True) == "Search posts"
-    assert field["hx-get"] == "/search"
-    assert field["hx-trigger"] == "input changed delay:250ms, search"
-    assert field["hx-sync"].endswith(":replace")
+    assert field["data-hx-get"] == "/search"
+    assert field["data-hx-trigger"] == "input changed delay:250ms, search"
+    assert field["data-hx-sync"].endswith(":replace")
     assert form.select_one('button[type="submit"]') is not None
     status = form.select_one("#search-status")
     assert status["role"] == "status" and status["aria-live"] == "polite"
@@ -602,7 +602,11 @@ def test_search_page_has_no_inline_script_or_style(client, posts):
         tag.get("src") for tag in page.select("script") if tag.get("type") != "application/ld+json"
     )
     assert page.select("[style]") == [] and page.select("style") == []
-    assert not any(attr.startswith("hx-on") for tag in page.find_all(True) for attr in tag.attrs)
+    assert not any(
+        attr.startswith(("hx-on", "data-hx-on"))
+        for tag in page.find_all(True)
+        for attr in tag.attrs
+    )
 
 
 def test_typing_swaps_the_main_fragment(client, posts):
@@ -614,7 +618,7 @@ def test_typing_swaps_the_main_fragment(client, posts):
     assert "<html" not in body and "site-header" not in body
     page = soup(response)
     assert page.title.get_text() == "“latency” · Search · Fieldnotes"
-    status = page.select_one('#search-status[hx-swap-oob="innerHTML"]')
+    status = page.select_one('#search-status[data-hx-swap-oob="innerHTML"]')
     assert status.get_text() == "13 results for “latency”"
     assert text_of(page, "h1") == "Results for “latency”"
     assert text_of(page, "#result-counter") == "Showing 1–12 of 13 results"
@@ -646,11 +650,11 @@ def test_read_more_answers_with_the_next_results_only(client, posts):
     assert "<html" not in body and "search-results" not in body
     page = soup(response)
     assert len(page.find_all("li", recursive=False)) == 12
-    assert page.select_one('#result-shown-last[hx-swap-oob="true"]').get_text() == "24"
-    more = page.select_one('#result-more[hx-swap-oob="true"] .read-more')
-    assert more["hx-get"] == "/search?q=latency&page=3"
+    assert page.select_one('#result-shown-last[data-hx-swap-oob="true"]').get_text() == "24"
+    more = page.select_one('#result-more[data-hx-swap-oob="true"] .read-more')
+    assert more["data-hx-get"] == "/search?q=latency&page=3"
     last = soup(client.get("/search?q=latency&page=3", headers=HTMX_MORE))
-    assert last.select_one('#result-more[hx-swap-oob="true"]').select(".read-more") == []
+    assert last.select_one('#result-more[data-hx-swap-oob="true"]').select(".read-more") == []
 
 
 @pytest.mark.parametrize(

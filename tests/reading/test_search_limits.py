@@ -99,7 +99,7 @@ def test_the_page_says_which_words_were_not_searched(client, posts):
     assert texts(page, "#search-results .search-notice") == [notice]
     assert titles(page) == ["Alpha beta gamma delta epsilon zeta eta theta"]
     swapped = soup(client.get("/search", query_string={"q": query}, headers=HTMX_MAIN))
-    status = swapped.select_one('#search-status[hx-swap-oob="innerHTML"]').get_text()
+    status = swapped.select_one('#search-status[data-hx-swap-oob="innerHTML"]').get_text()
     assert status == f"1 result for “{query}”. {notice}"
     one = soup(client.get("/search", query_string={"q": query.rsplit(" ", 1)[0]}))
     assert "“iota” was not searched." in texts(one, ".search-notice")[0]

@@ -61,7 +61,7 @@ def test_pages_of_a_long_listing(client, posts, number, counter_text, first, car
         assert more is None
     else:
         assert more["href"] == f"/?page={next_page}"
-        assert more["hx-get"] == f"/?page={next_page}"
+        assert more["data-hx-get"] == f"/?page={next_page}"
         assert more.get_text(strip=True) == "read more"
 
 
@@ -236,9 +236,9 @@ def test_topic_swap_answers_with_the_all_posts_fragment(client, posts):
     assert page.select_one("section#all-posts") is not None
     assert counter(page) == "Showing 1–12 of 14 posts"
     picks = page.select_one("#picks")
-    assert picks["hx-swap-oob"] == "true" and picks.has_attr("hidden")
+    assert picks["data-hx-swap-oob"] == "true" and picks.has_attr("hidden")
     home = soup(client.get("/", headers=HTMX_TOPIC))
-    assert len(home.select('#picks[hx-swap-oob="true"] .card')) == 3
+    assert len(home.select('#picks[data-hx-swap-oob="true"] .card')) == 3
     assert "HX-Request" in response.headers["Vary"]
 
 
@@ -252,11 +252,11 @@ def test_read_more_answers_with_the_next_cards_only(client, posts):
     assert [li.select_one(".card-title a").get_text() for li in page.find_all("li")] == [
         f"Post number {n}" for n in range(13, 25)
     ]
-    assert page.select_one('#shown-last[hx-swap-oob="true"]').get_text() == "24"
-    more = page.select_one('#more[hx-swap-oob="true"] .read-more')
-    assert more["hx-get"] == "/?page=3"
+    assert page.select_one('#shown-last[data-hx-swap-oob="true"]').get_text() == "24"
+    more = page.select_one('#more[data-hx-swap-oob="true"] .read-more')
+    assert more["data-hx-get"] == "/?page=3"
     last = soup(client.get("/?page=3", headers=HTMX_MORE))
-    assert last.select_one('#more[hx-swap-oob="true"]').select(".read-more") == []
+    assert last.select_one('#more[data-hx-swap-oob="true"]').select(".read-more") == []
     assert response.headers["Vary"].count("HX-Request") == 1
 
 
@@ -264,11 +264,11 @@ def test_read_more_takes_its_swap_from_the_list_footer(client, posts):
     """The footer says where read more swaps, so the copy each swap sends stays short."""
     posts.create(30)
     footer = soup(client.get("/")).select_one(".list-footer")
-    assert footer["hx-target"] == "#post-list" and footer["hx-swap"] == "beforeend"
-    assert footer["hx-push-url"] == "true"
+    assert footer["data-hx-target"] == "#post-list" and footer["data-hx-swap"] == "beforeend"
+    assert footer["data-hx-push-url"] == "true"
     fragment = soup(client.get("/?page=2", headers=HTMX_MORE))
     for more in (footer.select_one("#more .read-more"), fragment.select_one("#more .read-more")):
-        assert not {"hx-target", "hx-swap", "hx-push-url"} & set(more.attrs)
+        assert not {"data-hx-target", "data-hx-swap", "data-hx-push-url"} & set(more.attrs)
 
 
 @pytest.mark.parametrize(

@@ -498,7 +498,7 @@ def test_editor_pages_are_kept_out_of_htmx_history(app, writer, page_name):
         ),
     }[page_name]()
     soup = page(response)
-    wrapper = soup.select_one('[hx-history="false"]')
+    wrapper = soup.select_one('[data-hx-history="false"]')
     assert wrapper is not None
     main = soup.select_one("main")
     assert [child for child in main.find_all(recursive=False) if child is not wrapper] == []
