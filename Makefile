@@ -38,7 +38,7 @@ PASS_ARGS = --junitxml=$(REPORTS)/$(1).xml -o junit_suite_name=$(1) -o junit_fam
 WORKERS ?= 2
 UNIT     = nice -n 10 $(PYTEST) -n $(WORKERS) --dist worksteal
 
-test: setup /usr/bin/chromium services
+test: setup /usr/bin/chromium /usr/bin/java services
 	@rm -rf $(REPORTS)
 	@echo "Running the SQLite, PostgreSQL and browser passes side by side..."
 	@status=0; \
@@ -47,13 +47,14 @@ test: setup /usr/bin/chromium services
 	$(PY) -m tests.slowest $(REPORTS) || status=1; \
 	exit $$status
 
-# Every test but the browser and deploy suites, on SQLite.
-test-sqlite:
+# Every test but the browser and deploy suites, on SQLite. Java runs the Nu HTML checker
+# (tests/web/test_validity.py), which both unit passes run.
+test-sqlite: /usr/bin/java
 	TEST_DATABASE=sqlite $(UNIT) -m "not browser and not deploy" $(call PASS_ARGS,sqlite)
 
 # Only the tests that use the database (tests/conftest.py marks them from their fixtures):
 # the rest would run exactly as they do on SQLite.
-test-postgresql:
+test-postgresql: /usr/bin/java
 	TEST_DATABASE=postgresql $(UNIT) -m "database and not browser and not deploy" \
 		$(call PASS_ARGS,postgresql)
 
@@ -70,7 +71,7 @@ screenshots: setup /usr/bin/chromium
 
 # Line coverage of blog/ over every test on SQLite, the browser suite included, in one
 # process (coverage.py follows that one; gunicorn's requests are not counted).
-coverage: setup /usr/bin/chromium services
+coverage: setup /usr/bin/chromium /usr/bin/java services
 	env -u PYTHONDONTWRITEBYTECODE TEST_DATABASE=sqlite $(VENV)/bin/coverage run --source=blog \
 		-m pytest -q
 	$(VENV)/bin/coverage report
@@ -133,9 +134,11 @@ $(STAMP): pyproject.toml | $(UV)
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[serve,test]'
 	touch $@
 
+# No package needs its install scripts; vnu-jar's would fetch a Java runtime of its own
+# where none is installed yet, and Java comes from Debian (/usr/bin/java below).
 node_modules/.package-lock.json: package.json package-lock.json
 	command -v npm >/dev/null || { $(SUDO) apt-get update -qq && $(APT) nodejs npm; }
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --no-audit --no-fund --loglevel=error --ignore-scripts
 
 $(HTMX): node_modules/.package-lock.json
 	mkdir -p $(dir $@)
@@ -166,6 +169,11 @@ serve-stop:
 /usr/bin/chromium:
 	$(SUDO) apt-get update -qq
 	$(APT) chromium fonts-dejavu-core
+
+# A headless Java runtime for the Nu HTML checker (vnu.jar, installed by npm).
+/usr/bin/java:
+	$(SUDO) apt-get update -qq
+	$(APT) default-jre-headless
 
 # PostgreSQL and Redis normally run already; start them if this machine stopped them, and
 # install Redis (Debian's package) where it is missing.
