@@ -58,6 +58,9 @@ class Config:
     )
     SITE_CTA_LABEL = _env("SITE_CTA_LABEL", "Join the team")
     SITE_CTA_URL = _env("SITE_CTA_URL", "https://example.com/careers")
+    # The IANA time zone (like America/New_York) in which the site shows dates and the
+    # editor takes them; the store keeps naive UTC. Checked at start (blog/web/templating.py).
+    SITE_TIMEZONE = _env("SITE_TIMEZONE", "UTC").strip()
 
     # Add rel="nofollow" to links in post bodies that leave the site.
     LINK_NOFOLLOW = _env("LINK_NOFOLLOW", "0").lower() in {"1", "true", "yes", "on"}

@@ -1,20 +1,68 @@
-"""Filters and globals the templates use to show dates, pictures and counts."""
+"""Filters and globals the templates use to show dates, pictures and counts.
+
+Dates are stored as naive UTC and shown in the site's time zone, SITE_TIMEZONE.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from flask import Flask, url_for
+from flask import Flask, current_app, url_for
 
 from blog.models import Topic
 from blog.reading.pictures import picture
 
 
+def zone_named(name: str) -> ZoneInfo:
+    """The IANA time zone called `name`, or a RuntimeError that says what is expected."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise RuntimeError(
+            "SITE_TIMEZONE must be an IANA time zone name like UTC, America/New_York or "
+            f"Europe/Berlin (as in the tz database, capitals included), not {name!r}."
+        ) from None
+
+
+def check_site_timezone(config: Mapping[str, Any]) -> None:
+    """Refuse to start with a SITE_TIMEZONE that names no time zone."""
+    zone_named(str(config.get("SITE_TIMEZONE") or "UTC"))
+
+
+def site_zone() -> ZoneInfo:
+    """The zone the site shows dates in and the editor takes them in (checked at start)."""
+    return ZoneInfo(current_app.config.get("SITE_TIMEZONE") or "UTC")
+
+
+def in_site_zone(value: datetime) -> datetime:
+    """A stored naive UTC time as an aware time in the site's zone (in UTC at the very ends
+    of the calendar, where the zone's offset would leave it)."""
+    instant = value.replace(tzinfo=UTC)
+    try:
+        return instant.astimezone(site_zone())
+    except (OverflowError, ValueError):
+        return instant
+
+
 def long_date(value: datetime | None) -> str:
-    """A date as readers see it, like `Nov 12, 2025`."""
-    return f"{value:%b} {value.day}, {value.year}" if value else ""
+    """A date as readers see it, in the site's zone, like `Nov 12, 2025`."""
+    if not value:
+        return ""
+    local = in_site_zone(value)
+    return f"{local:%b} {local.day}, {local.year}"
+
+
+def site_datetime(value: datetime | None) -> str:
+    """A time as the editor shows it, in the site's zone: `2027-01-15 09:00 EST`."""
+    return f"{in_site_zone(value):%Y-%m-%d %H:%M %Z}" if value else ""
+
+
+def site_time(value: datetime | None) -> str:
+    """The time of day in the site's zone, with the zone's abbreviation: `09:00 EST`."""
+    return f"{in_site_zone(value):%H:%M %Z}" if value else ""
 
 
 # Grid cards show the summary up to this many characters, about what search engines show of
@@ -33,8 +81,22 @@ def card_summary(text: str, length: int = CARD_SUMMARY_LENGTH) -> str:
 
 
 def iso_date(value: datetime | None) -> str:
-    """A date for a <time datetime> attribute."""
-    return value.date().isoformat() if value else ""
+    """The day (in the site's zone, as `long_date` shows it) for a <time datetime> attribute."""
+    return in_site_zone(value).date().isoformat() if value else ""
+
+
+def iso_datetime(value: datetime | None) -> str:
+    """The instant for a <time datetime> attribute: the site's local time with its offset,
+    like `2026-01-14T22:00:00-05:00`, or `Z` when the offset is zero."""
+    if not value:
+        return ""
+    local = in_site_zone(value)
+    offset = local.utcoffset() or timedelta()
+    if offset % timedelta(minutes=1):  # old local mean times: HTML offsets have no seconds
+        local = value.replace(tzinfo=UTC)
+        offset = timedelta()
+    stamp = local.replace(microsecond=0).isoformat()
+    return stamp.removesuffix("+00:00") + "Z" if not offset else stamp
 
 
 def listing_url(topic: Topic | None, page: int = 1) -> str:
@@ -51,11 +113,17 @@ def listing_url_for(topic: Topic | None) -> Callable[[int], str]:
 
 
 def init_app(app: Flask) -> None:
-    """Register the filters and globals, and keep templates lean on whitespace."""
+    """Check SITE_TIMEZONE, register the filters and globals, and keep templates lean on
+    whitespace."""
+    check_site_timezone(app.config)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters["long_date"] = long_date
     app.jinja_env.filters["iso_date"] = iso_date
+    app.jinja_env.filters["iso_datetime"] = iso_datetime
+    app.jinja_env.filters["site_datetime"] = site_datetime
+    app.jinja_env.filters["site_time"] = site_time
+    app.jinja_env.globals["site_zone"] = site_zone
     app.jinja_env.filters["card_summary"] = card_summary
     app.jinja_env.globals["picture"] = picture
     app.jinja_env.globals["listing_url"] = listing_url
