@@ -99,6 +99,22 @@ def test_back_forward_and_reload_restore_each_state(page: Page, site: Site):
     assert listing_state(page) == at_second
 
 
+def test_read_more_is_named_for_the_posts_it_loads(page: Page, site: Site):
+    """Chromium names "read more" for what comes next: posts, or posts about the topic chosen;
+    the copy a swap brings keeps the name."""
+    topic = site.biggest_topic
+    assert site.total > 2 * PER_PAGE and topic.count > PER_PAGE, "the demo needs more posts"
+    page.goto("/")
+    named = page.get_by_role("link", name="read more posts", exact=True)
+    expect(named).to_be_visible()
+    named.click()
+    expect(page.locator("#post-list .card")).to_have_count(2 * PER_PAGE)
+    expect(named).to_be_visible()
+    choose_topic(page, topic.slug)
+    about = page.get_by_role("link", name=f"read more posts about {topic.name}", exact=True)
+    expect(about).to_be_visible()
+
+
 def test_read_more_appends_pages_until_the_end(page: Page, open_page: OpenPage, site: Site):
     """Each "read more" appends the next page's cards, moves focus and updates the counter."""
     page.goto("/")

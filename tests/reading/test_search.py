@@ -20,6 +20,7 @@ from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Post, Topic, utcnow
 from blog.reading import search
 from tests.conftest import DATABASE, count_queries, postgres_database
+from tests.reading.test_views import shown_text, spoken_name
 
 HTMX_MAIN = {"HX-Request": "true", "HX-Target": "main"}
 HTMX_RESULTS = {"HX-Request": "true", "HX-Target": "search-results"}
@@ -464,7 +465,8 @@ def test_results_are_paged_like_the_listing(
     else:
         assert more["href"] == more["data-hx-get"] == f"/search?q=latency&page={next_page}"
         assert more["data-hx-target"] == "#result-list" and more["data-hx-swap"] == "beforeend"
-        assert more.get_text(strip=True) == "read more"
+        assert shown_text(more) == "read more"
+        assert spoken_name(more) == "read more results"
 
 
 def test_pages_hold_each_result_once_in_rank_order(client, posts):
@@ -653,6 +655,7 @@ def test_read_more_answers_with_the_next_results_only(client, posts):
     assert page.select_one('#result-shown-last[data-hx-swap-oob="true"]').get_text() == "24"
     more = page.select_one('#result-more[data-hx-swap-oob="true"] .read-more')
     assert more["data-hx-get"] == "/search?q=latency&page=3"
+    assert shown_text(more) == "read more" and spoken_name(more) == "read more results"
     last = soup(client.get("/search?q=latency&page=3", headers=HTMX_MORE))
     assert last.select_one('#result-more[data-hx-swap-oob="true"]').select(".read-more") == []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import timedelta
 
 import pytest
@@ -25,6 +26,20 @@ def card_titles(page: BeautifulSoup, list_id: str = "post-list") -> list[str]:
 def counter(page: BeautifulSoup) -> str:
     """The counter's text, whitespace normalised."""
     return " ".join(page.select_one("#counter").get_text().split())
+
+
+def shown_text(element) -> str:
+    """An element's text as the eye sees it: without its visually hidden words."""
+    shown = copy.copy(element)
+    for hidden in shown.select(".visually-hidden"):
+        hidden.decompose()
+    return " ".join(shown.get_text().split())
+
+
+def spoken_name(link) -> str:
+    """A link's accessible name when it has no ARIA label: all its text, hidden words too."""
+    assert not link.has_attr("aria-label") and not link.has_attr("aria-labelledby")
+    return " ".join(link.get_text().split())
 
 
 HTMX_TOPIC = {"HX-Request": "true", "HX-Target": "all-posts"}
@@ -62,7 +77,7 @@ def test_pages_of_a_long_listing(client, posts, number, counter_text, first, car
     else:
         assert more["href"] == f"/?page={next_page}"
         assert more["data-hx-get"] == f"/?page={next_page}"
-        assert more.get_text(strip=True) == "read more"
+        assert shown_text(more) == "read more"
 
 
 def test_all_posts_heading_counts_published_posts(client, posts):
@@ -117,6 +132,7 @@ def test_topic_listing_filters_and_pages(client, posts):
     page = soup(client.get("/topics/databases"))
     assert counter(page) == "Showing 1–12 of 18 posts"
     assert page.select_one(".read-more")["href"] == "/topics/databases?page=2"
+    assert spoken_name(page.select_one(".read-more")) == "read more posts about Databases"
     page = soup(client.get("/topics/databases?page=2"))
     assert counter(page) == "Showing 13–18 of 18 posts"
     assert len(db_posts) == 13
@@ -258,6 +274,27 @@ def test_read_more_answers_with_the_next_cards_only(client, posts):
     last = soup(client.get("/?page=3", headers=HTMX_MORE))
     assert last.select_one('#more[data-hx-swap-oob="true"]').select(".read-more") == []
     assert response.headers["Vary"].count("HX-Request") == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "name"),
+    [
+        ("/", "read more posts"),
+        ("/?page=2", "read more posts"),
+        ("/topics/databases", "read more posts about Databases"),
+        ("/topics/databases?page=2", "read more posts about Databases"),
+    ],
+)
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "read-more-fragment"])
+def test_read_more_says_which_posts_it_loads(client, posts, url, name, htmx):
+    """Its name tells a screen reader which posts come next, after the words on the button,
+    which stay "read more"; the copy each read-more swap sends says the same."""
+    posts.topics("Databases", "Frontend")
+    posts.create(30, topics=("Databases", "Frontend"))
+    page = soup(client.get(url, headers=HTMX_MORE if htmx else {}))
+    more = page.select_one("#more .read-more")
+    assert shown_text(more) == "read more"
+    assert spoken_name(more) == name
 
 
 def test_read_more_takes_its_swap_from_the_list_footer(client, posts):
