@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
@@ -152,6 +153,9 @@ class Post(Model):
     # The optimistic lock: bumped by every save; a save based on an older value is refused
     # (editors' conflicts).
     lock_version: so.Mapped[int] = so.mapped_column(default=1, server_default="1")
+    # The post's permanent identity, fixed when it is created: feed entry ids are built on
+    # it, and export and import carry it (`id:`), whereas the database id changes with them.
+    uid: so.Mapped[uuid.UUID] = so.mapped_column(sa.Uuid, unique=True, default=uuid.uuid4)
 
     __mapper_args__ = {"version_id_col": lock_version}
 

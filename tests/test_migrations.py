@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from bs4 import BeautifulSoup
 
 from blog import create_app
 from blog.extensions import db
+from blog.models import Post
 from tests.conftest import DATABASE, postgres_database
 
 OLD_ROWS = [
@@ -141,3 +143,60 @@ def _triggers_on_posts() -> list[str]:
             "SELECT tgname FROM pg_trigger WHERE tgrelid = 'posts'::regclass AND NOT tgisinternal"
         )
     return sorted(db.session.scalars(sa.text(query)))
+
+
+def _old_posts(count: int) -> list[str]:
+    """OLD_ROWS with `count` posts in place of the one (ids 1 to count), all linked."""
+    author, topic, post, link = OLD_ROWS
+    rows = [author, topic]
+    for number in range(1, count + 1):
+        rows.append(
+            post.replace("VALUES (1, 'kept', 'Kept post'", f"VALUES ({number}, 'p{number}', 'P'")
+        )
+        rows.append(link.replace("VALUES (1, 1, 0)", f"VALUES ({number}, 1, 0)"))
+    return rows
+
+
+def _posts_table_sql() -> str:
+    """How SQLite declares the posts table (AUTOINCREMENT, constraints)."""
+    return db.session.scalar(sa.text("SELECT sql FROM sqlite_master WHERE name = 'posts'"))
+
+
+def test_post_uid_fills_every_row_and_keeps_triggers(empty_database_url):
+    """0014 gives every existing post its own version 4 UUID, NOT NULL and UNIQUE, and keeps
+    every trigger on posts and SQLite's AUTOINCREMENT; its downgrade drops the column and
+    keeps the rows."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    with app.app_context():
+        flask_migrate.upgrade(revision="0013_session_tokens")
+        for statement in _old_posts(50):
+            db.session.execute(sa.text(statement))
+        triggers = _triggers_on_posts()
+        db.session.commit()
+        flask_migrate.upgrade(revision="0014_post_uid")
+        uids = list(db.session.scalars(sa.select(Post.uid)))
+        assert len(uids) == len(set(uids)) == 50
+        assert all(uid.version == 4 and uid.variant == uuid.RFC_4122 for uid in uids)
+        assert _triggers_on_posts() == triggers
+        assert db.session.scalar(sa.text("SELECT published_count FROM topics")) == 50
+        columns = {c["name"]: c for c in sa.inspect(db.engine).get_columns("posts")}
+        assert columns["uid"]["nullable"] is False
+        unique = sa.inspect(db.engine).get_unique_constraints("posts")
+        assert {"name": "uq_posts_uid", "column_names": ["uid"]} in [
+            {"name": c["name"], "column_names": c["column_names"]} for c in unique
+        ]
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
+        db.session.commit()
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.execute(sa.update(Post).where(Post.id == 2).values(uid=uids[0]))
+        db.session.rollback()
+        flask_migrate.downgrade(revision="0013_session_tokens")
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("posts")}
+        assert "uid" not in columns
+        assert db.session.scalar(sa.text("SELECT count(*) FROM posts")) == 50
+        assert _triggers_on_posts() == triggers
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
+        db.session.remove()
+        db.engine.dispose()
