@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -126,6 +127,7 @@ def read_sources(
     loaded: list[Loaded] = []
     problems: list[Problem] = []
     by_slug: dict[str, Loaded] = {}
+    by_uid: dict[uuid.UUID, Loaded] = {}
     for source in _steps(sources, "Checking files", progress):
         try:
             data = source.path.read_bytes()
@@ -145,6 +147,12 @@ def read_sources(
             where = f"{first.source.shown}:{_slug_line(first.entry)}"
             message = f"slug `{entry.slug}` is also the slug of {where}"
             problems.append(Problem(source.shown, _slug_line(entry), message))
+        if entry.uid is not None:
+            first = by_uid.setdefault(entry.uid, Loaded(source, entry))
+            if first.source is not source:
+                where = f"{first.source.shown}:{first.entry.line('id')}"
+                message = f"`id` {entry.uid} is also the id of {where}; each post has its own"
+                problems.append(Problem(source.shown, entry.line("id"), message))
         loaded.append(Loaded(source, entry))
     return loaded, problems + _crossed_addresses(loaded)
 
@@ -243,6 +251,55 @@ def _taken_addresses(loaded: list[Loaded]) -> list[Problem]:
     return problems
 
 
+def _claimed_ids(loaded: list[Loaded]) -> list[Problem]:
+    """`id` entries that disagree with the database: the id of a post stored under another
+    slug, or a slug whose stored post has another id. An import never moves an id from one
+    post to another, nor changes a post's id."""
+    wanted = [(item, item.entry.uid) for item in loaded if item.entry.uid is not None]
+    if not wanted:
+        return []
+    uids = list(dict.fromkeys(uid for _, uid in wanted))
+    slugs = list(dict.fromkeys(item.entry.slug for item, _ in wanted))
+    owners: dict[uuid.UUID, tuple[str, str]] = {}  # the slug and title of the post with an id
+    for start in range(0, len(uids), LOOKUP_CHUNK):
+        chunk = uids[start : start + LOOKUP_CHUNK]
+        rows = db.session.execute(
+            sa.select(Post.uid, Post.slug, Post.title).where(Post.uid.in_(chunk))
+        )
+        owners |= {uid: (slug, title) for uid, slug, title in rows}
+    uid_of: dict[str, uuid.UUID] = {}  # the id of the stored post with a slug
+    for start in range(0, len(slugs), LOOKUP_CHUNK):
+        chunk_slugs = slugs[start : start + LOOKUP_CHUNK]
+        stored = db.session.execute(
+            sa.select(Post.slug, Post.uid).where(Post.slug.in_(chunk_slugs))
+        )
+        uid_of |= {slug: uid for slug, uid in stored}
+    problems = []
+    for item, uid in wanted:
+        entry, line = item.entry, item.entry.line("id")
+        owner = owners.get(uid)
+        if owner is not None and owner[0] != entry.slug:
+            slug, title = owner
+            message = (
+                f"`id` {uid} is the id of “{title}”, stored at `{slug}`; an import matches"
+                " posts by slug and never gives a post's id to another: if this file is that"
+                " post renamed, rename it in the editor first, else remove `id:` to import"
+                " this file as a new post"
+            )
+            problems.append(Problem(item.source.shown, line, message))
+            continue
+        stored_uid = uid_of.get(entry.slug)
+        if stored_uid is not None and stored_uid != uid:
+            message = (
+                f"`id` {uid} is not the id of the stored post at `{entry.slug}`"
+                f" ({stored_uid}); an import never changes a post's id: remove `id:` to"
+                " update that post from this file, or give the file another slug to import"
+                " it as a new post"
+            )
+            problems.append(Problem(item.source.shown, line, message))
+    return problems
+
+
 def _claimed_addresses(loaded: list[Loaded]) -> tuple[list[Problem], dict[str, set[str]]]:
     """`redirect_from` entries the database gives to another post (as its slug or as one of
     its old addresses); and, by slug, the entries each post already has as old addresses."""
@@ -295,6 +352,7 @@ def entry_of(post: Post) -> Entry:
     return Entry(
         title=store.clean_text(post.title).strip(),
         slug=post.slug,
+        uid=post.uid,
         author=store.clean_text(post.author.name).strip(),
         topics=[store.clean_text(topic.name).strip() for topic in post.topics],
         summary=store.clean_text(post.summary).strip(),
@@ -414,11 +472,14 @@ def _save(
             )
             post.status = fields.status
             post.image = image
+            if entry.uid is not None:  # else the model makes one as the post goes in
+                post.uid = entry.uid
             existing[entry.slug] = post
             counts.created += 1
             return
         wanted = replace(
             entry,
+            uid=post.uid,  # _claimed_ids refused a file whose id is not the post's
             author=author.name,
             topics=[topic.name for topic in topics],
             image=None,
@@ -502,7 +563,7 @@ def import_posts(
         folder = (root if root.is_dir() else root.parent).resolve()
         pictures, image_problems = _store_images(loaded, folder, progress)
         claimed, kept = _claimed_addresses(loaded)
-        problems += image_problems + _taken_addresses(loaded) + claimed
+        problems += image_problems + _taken_addresses(loaded) + claimed + _claimed_ids(loaded)
         if problems:
             problems.sort(key=lambda problem: (problem.path, problem.line))
             raise ImportRefused(problems)

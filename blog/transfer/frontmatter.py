@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from blog.models import Author, Post, Topic, max_length
 FIELDS = (
     "title",
     "slug",
+    "id",
     "redirect_from",
     "date",
     "updated",
@@ -54,6 +56,8 @@ SLUG = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{SLUG_MAX - 1}}}")
 PELICAN_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*)|)$")
 FENCES = ("---", "...")
 # Some generators write a space before the UTC offset: "2024-01-02 10:20:00 +0200".
+# A post's permanent id: a UUID in its usual spelling, 8-4-4-4-12 hex digits (either case).
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 _SPACED_OFFSET = re.compile(r"\s+(?=(?:[+-]\d{2}(?::?\d{2})?|Z)$)")
 _TRUE = {"true", "yes", "on", "y"}
 _FALSE = {"false", "no", "off", "n"}
@@ -95,6 +99,9 @@ class Entry:
 
     title: str
     slug: str
+    # The post's permanent id (`id:`): kept by the post it is imported into, made afresh when
+    # the file has none.
+    uid: uuid.UUID | None = None
     author: str | None = None
     topics: list[str] = field(default_factory=list)
     summary: str = ""
@@ -317,6 +324,23 @@ class _Reader:
         )
         return None
 
+    def uid(self, value: Raw, line: int, name: str) -> uuid.UUID | None:
+        """A post's permanent id; None (and a problem) when it is not a UUID."""
+        text = value.strip() if isinstance(value, str) else ""
+        if _UUID.fullmatch(text):
+            parsed = uuid.UUID(text)
+            if parsed.int != 0:
+                return parsed
+            self.problem(line, f"`{name}` is the nil UUID (all zeros), which tells no post apart")
+            return None
+        self.problem(
+            line,
+            f"`{name}` must be a UUID such as 0f8e4c3a-5b1d-4e2f-9a6b-7c8d9e0f1a2b (the"
+            f" post's permanent id, as `posts export` writes it), not {_shown(value)};"
+            f" leave it out, or pass --ignore-field {name}, to give the post a new one",
+        )
+        return None
+
     def names(
         self, value: Raw, line: int, name: str, limit: int, noun: str = "name"
     ) -> list[str] | None:
@@ -462,6 +486,8 @@ def _value(reader: _Reader, target: str, given: list[tuple[str, Raw, int]]) -> A
         return reader.flag(value, line, name)
     if target == "redirect_from":
         return reader.old_slugs(value, line, name)
+    if target == "id":
+        return reader.uid(value, line, name)
     limits = {"title": TITLE_MAX, "slug": SLUG_MAX, "image_alt": ALT_MAX}
     return reader.text(value, line, name, limits.get(target))
 
@@ -508,6 +534,7 @@ def _entry(
     return Entry(
         title=title,
         slug=slug,
+        uid=values.get("id"),
         author=values.get("author"),
         topics=values.get("topics") or [],
         summary=values.get("summary") or "",
@@ -554,6 +581,8 @@ _Dumper.add_representer(
 def write_post(entry: Entry) -> str:
     """The file for an entry: front matter in FIELDS order, defaults left out, then the body."""
     header: dict[str, Any] = {"title": entry.title, "slug": entry.slug}
+    if entry.uid is not None:
+        header["id"] = str(entry.uid)
     if entry.redirect_from:
         header["redirect_from"] = list(entry.redirect_from)
     if entry.published_at is not None:

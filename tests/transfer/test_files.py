@@ -6,6 +6,7 @@ import io
 import random
 import shutil
 import time
+import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -54,6 +55,12 @@ def counts(app) -> dict[str, int]:
 def post_named(slug: str) -> Post:
     """The stored post with this slug (inside an app context)."""
     return db.session.scalars(sa.select(Post).where(Post.slug == slug)).one()
+
+
+def uid_of(app, slug: str) -> uuid.UUID:
+    """The permanent id of the stored post with this slug."""
+    with app.app_context():
+        return db.session.scalars(sa.select(Post.uid).where(Post.slug == slug)).one()
 
 
 def write_files(folder: Path, count: int, *, title: str = "Generated post") -> list[Path]:
@@ -352,7 +359,7 @@ def test_problems_across_files_are_all_reported(runner):
     assert result.stderr.splitlines()[:4] == [
         f"{folder / 'bad-fields.md'}:3: `date` must be an ISO 8601 date or date-time such as"
         " 2024-01-02 or 2024-01-02T10:20:00Z, not `last tuesday`",
-        f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug,"
+        f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug, id,"
         " redirect_from, date, updated, draft, author, topics, summary, featured, editors_pick,"
         " image, image_alt; or pass --ignore-field layout to skip it)",
         f"{folder / 'bad-fields.md'}:6: `featured` must be true or false, not `maybe`",
@@ -575,6 +582,7 @@ def test_export_file_format(app, runner, tmp_path):
         "---\n"
         "title: 'Plain: with a colon'\n"
         "slug: plain-with-a-colon\n"
+        f"id: {uid_of(app, 'plain-with-a-colon')}\n"
         "date: 2024-01-02T03:04:05.678901Z\n"
         "author: Ada Example\n"
         "topics:\n"
@@ -661,7 +669,7 @@ def test_export_and_import_keep_old_addresses(app, runner, client, posts, tmp_pa
     assert run(runner, "export", str(tmp_path / "first")).exit_code == 0
     text = (tmp_path / "first" / "current-name.md").read_text()
     assert text.startswith(
-        "---\ntitle: Post number 1\nslug: current-name\n"
+        f"---\ntitle: Post number 1\nslug: current-name\nid: {uid_of(app, 'current-name')}\n"
         f"redirect_from:\n- alpha-name\n- {moved}\n- zeta-name\ndate: "
     )
     assert "redirect_from" not in (tmp_path / "first" / f"{still}.md").read_text()
@@ -688,6 +696,146 @@ def test_importing_the_same_export_again_changes_nothing(app, runner, posts, tmp
         result = run(runner, "import", str(tmp_path))
         assert result.output == "created 0, updated 0, unchanged 1\n", result.output
         assert old_addresses(app) == before
+
+
+# --- Permanent ids -------------------------------------------------------------------------
+
+UID = uuid.UUID("5b0e9c2d-7a41-4f6e-8d3c-2e1f0a9b8c7d")
+
+
+def uids(app) -> dict[str, uuid.UUID]:
+    """Every stored post's permanent id, by slug."""
+    with app.app_context():
+        rows = db.session.execute(sa.select(Post.slug, Post.uid))
+        return {slug: uid for slug, uid in rows}
+
+
+def id_file(folder: Path, slug: str, uid: uuid.UUID | str, body: str = "Body.") -> Path:
+    """Write a post file with this slug and `id:` into the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{slug}.md"
+    path.write_text(
+        f"---\ntitle: Post {slug}\nslug: {slug}\nid: {uid}\ndate: 2024-01-01\ntopics: [A]\n---\n"
+        f"\n{body}\n"
+    )
+    return path
+
+
+def test_ids_survive_export_then_import_into_an_empty_database(app, runner, posts, tmp_path):
+    """Each post keeps its permanent id through export and import, though its database id
+    changes (ids are never handed out twice, so the new rows get new numbers)."""
+    posts.create(3)
+    before = uids(app)
+    assert len(set(before.values())) == 3 and all(uid.version == 4 for uid in before.values())
+    with app.app_context():
+        old_ids = set(db.session.scalars(sa.select(Post.id)))
+    assert run(runner, "export", str(tmp_path)).exit_code == 0
+    for slug, uid in before.items():
+        assert f"\nid: {uid}\n" in (tmp_path / f"{slug}.md").read_text()
+    empty_database(app)
+    result = run(runner, "import", str(tmp_path))
+    assert result.output == "created 3, updated 0, unchanged 0\n", result.output
+    assert uids(app) == before
+    with app.app_context():
+        assert not old_ids & set(db.session.scalars(sa.select(Post.id)))
+
+
+def test_reimporting_an_export_updates_the_same_posts(app, runner, posts, tmp_path):
+    """The same export onto the same posts is unchanged; an edited file updates its post,
+    which keeps its id; a file without `id:` updates the post of its slug and keeps its id."""
+    first, second = posts.create(2)
+    before = uids(app)
+    assert run(runner, "export", str(tmp_path)).exit_code == 0
+    assert run(runner, "import", str(tmp_path)).output == "created 0, updated 0, unchanged 2\n"
+    edited = tmp_path / f"{first}.md"
+    edited.write_text(edited.read_text().replace("Some text.", "Other text."))
+    bare = tmp_path / f"{second}.md"
+    bare.write_text(bare.read_text().replace(f"id: {before[second]}\n", ""))
+    result = run(runner, "import", str(tmp_path))
+    assert result.output == "created 0, updated 1, unchanged 1\n", result.output
+    assert uids(app) == before
+
+
+def test_a_new_file_with_an_id_creates_its_post_with_that_id(app, runner, tmp_path):
+    """A file's id is the new post's id; one without gets a fresh one."""
+    id_file(tmp_path, "with-id", str(UID).upper())
+    (tmp_path / "without.md").write_text(GOOD)
+    assert run(runner, "import", str(tmp_path)).output == "created 2, updated 0, unchanged 0\n"
+    stored = uids(app)
+    assert stored["with-id"] == UID
+    assert stored["fine"] not in (None, UID)
+
+
+def test_an_id_that_belongs_to_another_post_refuses_the_import(app, runner, posts, tmp_path):
+    """A file whose id is a stored post's under another slug takes nothing over: the import
+    names that post and saves nothing, the new file's post included."""
+    [owner] = posts.create(1, title="The owner")
+    before = uids(app)
+    id_file(tmp_path, "a-fresh-post", UID)
+    path = id_file(tmp_path, "newcomer", before[owner])
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{path}:4: `id` {before[owner]} is the id of “The owner”, stored at `{owner}`;" in (
+        result.stderr
+    )
+    assert "never gives a post's id to another" in result.stderr
+    assert "1 problem(s) in 1 file(s); nothing was imported." in result.stderr
+    assert uids(app) == before
+
+
+def test_a_file_cannot_change_the_id_of_the_post_of_its_slug(app, runner, posts, tmp_path):
+    """A file whose slug is a stored post's but whose id is another is refused: a post's id
+    never changes."""
+    [slug] = posts.create(1)
+    before = uids(app)
+    path = id_file(tmp_path, slug, UID, body="New text.")
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert (
+        f"{path}:4: `id` {UID} is not the id of the stored post at `{slug}` ({before[slug]});"
+        " an import never changes a post's id"
+    ) in result.stderr
+    assert uids(app) == before
+    with app.app_context():
+        assert "New text." not in post_named(slug).body_markdown
+
+
+def test_swapped_ids_refuse_both_files(app, runner, posts, tmp_path):
+    """Two stored posts whose files carry each other's id: both files are refused."""
+    first, second = posts.create(2)
+    before = uids(app)
+    id_file(tmp_path, first, before[second])
+    id_file(tmp_path, second, before[first])
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert "2 problem(s) in 2 file(s); nothing was imported." in result.stderr
+    assert uids(app) == before
+
+
+def test_one_id_in_two_files_of_an_import_names_both(app, runner):
+    """Two files of one import with the same id (in any case) are refused, the second
+    naming the first, before anything is saved."""
+    folder = DATA / "duplicate-ids"
+    result = run(runner, "import", str(folder))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == (
+        f"{folder / 'second.md'}:4: `id` {UID} is also the id of {folder / 'first.md'}:3;"
+        " each post has its own"
+    )
+    assert counts(app)["posts"] == 0
+
+
+def test_an_id_that_is_not_a_uuid_refuses_the_import(app, runner, tmp_path):
+    """A file whose `id:` is not a UUID is refused with the line; --ignore-field id imports it
+    with a new id."""
+    path = id_file(tmp_path, "numbered", "1234")
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"{path}:4: `id` must be a UUID")
+    assert counts(app)["posts"] == 0
+    result = run(runner, "import", "--ignore-field", "id", str(tmp_path))
+    assert result.output == "created 1, updated 0, unchanged 0\n", result.output
+    assert uids(app)["numbered"].version == 4
 
 
 def test_import_adds_old_addresses_through_the_editors_path(app, runner, tmp_path, monkeypatch):
@@ -856,6 +1004,24 @@ PROBLEMS = [
      "`redirect_from` lists an empty slug"),
     ("---\ntitle: A\ndate: 2024-01-01\nredirect_from: [" + "x" * 201 + "]\n---\n", 4,
      "`redirect_from`: `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...` is longer than 200"),
+    ("---\ntitle: A\nid: 42\ndate: 2024-01-01\n---\n", 3,
+     "`id` must be a UUID such as 0f8e4c3a-5b1d-4e2f-9a6b-7c8d9e0f1a2b (the post's permanent"
+     " id, as `posts export` writes it), not `42`; leave it out, or pass --ignore-field id,"
+     " to give the post a new one"),
+    ("---\ntitle: A\nid: 5b0e9c2d-7a41-4f6e-8d3c-2e1f0a9b8c7\ndate: 2024-01-01\n---\n", 3,
+     "`id` must be a UUID"),
+    ("---\ntitle: A\nid: urn:uuid:5b0e9c2d-7a41-4f6e-8d3c-2e1f0a9b8c7d\ndate: 2024-01-01\n---\n",
+     3, "`id` must be a UUID"),
+    ("---\ntitle: A\nid: '{5b0e9c2d-7a41-4f6e-8d3c-2e1f0a9b8c7d}'\ndate: 2024-01-01\n---\n", 3,
+     "`id` must be a UUID"),
+    ("---\ntitle: A\nid: [5b0e9c2d-7a41-4f6e-8d3c-2e1f0a9b8c7d]\ndate: 2024-01-01\n---\n", 3,
+     "`id` must be a UUID such as 0f8e4c3a-5b1d-4e2f-9a6b-7c8d9e0f1a2b (the post's permanent"
+     " id, as `posts export` writes it), not a list"),
+    ("---\ntitle: A\nid: {a: 1}\ndate: 2024-01-01\n---\n", 3, "not a mapping"),
+    ("---\ntitle: A\nid: 00000000-0000-0000-0000-000000000000\ndate: 2024-01-01\n---\n", 3,
+     "`id` is the nil UUID (all zeros), which tells no post apart"),
+    ("---\ntitle: A\nid: 5b0e9c2d-7a41-4f6e-8d3c-2e1f0a9b8c7d\nID: 5b0e9c2d-7a41-4f6e-8d3c-"
+     "2e1f0a9b8c7d\ndate: 2024-01-01\n---\n", 4, "`ID` is given twice (first on line 3)"),
 ]  # fmt: skip
 
 
@@ -960,6 +1126,7 @@ _WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1,
         Entry,
         title=_NAME,
         slug=_SLUG,
+        uid=st.none() | st.uuids(),
         author=_NAME,
         topics=st.lists(_NAME, min_size=1, max_size=3),
         summary=_TEXT.map(lambda value: store.clean_text(value).strip()),
