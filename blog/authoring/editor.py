@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlalchemy as sa
 import sqlalchemy.orm as so
 from flask import (
@@ -42,6 +44,7 @@ from blog.models import (
 )
 from blog.web import htmx
 from blog.web.errors import error_page
+from blog.web.templating import in_site_zone
 
 bp = Blueprint("editor", __name__, url_prefix="/editor")
 
@@ -57,6 +60,7 @@ HTMX_TARGETS = {
 FILTERS = {"": "All", DRAFT: "Drafts", store.SCHEDULED: "Scheduled", PUBLISHED: "Published"}
 ALERT_TARGET = "#editor-alert"
 NEW_DRAFT = "new-draft"  # the action of "Save as a new draft", offered when a post is gone
+UNPUBLISH = "unpublish"  # the action of "Unpublish (back to draft)"
 KEEP_THEIRS = "keep-theirs"  # after a conflict: set this editor's text aside, show theirs
 TAKE_MINE = "take-mine"  # after a conflict: save this editor's text over theirs
 BODY_MAX = 200_000  # the longest body the form accepts, autosaves included
@@ -166,6 +170,7 @@ def index() -> Response:
 def _form_for(post: Post) -> PostForm:
     """The editor form filled in from a stored post."""
     form = PostForm(formdata=None, obj=post)
+    form.status.data = store.state_of(post)  # draft, scheduled or published, as chosen
     form.image.data = None
     form.topics.data = ", ".join(topic.name for topic in post.topics)
     form.body.data = post.body_markdown
@@ -319,6 +324,10 @@ def _save(post: Post | None) -> BaseResponse:
     if post is not None and request.form.get("action") == KEEP_THEIRS:
         return _keep_theirs(form, post)
     based_on = _based_on(form) if post is not None else 0
+    if request.form.get("action") in (UNPUBLISH, NEW_DRAFT):
+        # Unpublishing, or keeping a deleted post's text: a draft, whatever the form says,
+        # so the rules of the other statuses do not stand in its way.
+        form.status.data = DRAFT
     valid = form.validate_on_submit()
     image, upload_status = _chosen_image(form, post)
     if image is not None and not form.image_alt.data:
@@ -334,8 +343,6 @@ def _save(post: Post | None) -> BaseResponse:
         return _editor_page(form, post, status=upload_status or 422, image=image)
     if post is not None and post.lock_version != based_on:
         return _conflict(form, post, image, based_on)
-    if request.form.get("action") == NEW_DRAFT:
-        form.status.data = DRAFT  # a deleted post's text, kept: it publishes nothing
     fields = store.PostFields(
         title=form.title.data or "",
         slug=slug,
@@ -343,8 +350,8 @@ def _save(post: Post | None) -> BaseResponse:
         summary=form.summary.data or "",
         topics=list(dict.fromkeys(store.topics_named(topic_names(form.topics.data)).values())),
         author=store.author_named(form.author.data or ""),
-        status=DRAFT if request.form.get("action") == "unpublish" else form.status.data,
-        published_at=form.published_at.data,
+        status=stored_status(form.status.data),
+        published_at=_published_at(form, post),
         featured=form.featured.data,
         editors_pick=form.editors_pick.data,
         image=image,
@@ -385,6 +392,26 @@ def _save(post: Post | None) -> BaseResponse:
             preview_problem=_preview_refused(slow),
         )
     return _saved(post, created=is_new)
+
+
+def stored_status(chosen: str | None) -> str:
+    """The status the store keeps for the one chosen in the form: a scheduled post is a
+    published one whose time is still to come (`blog.models.scheduled`)."""
+    if chosen == store.SCHEDULED:
+        return PUBLISHED
+    return chosen if chosen in STATUSES else DRAFT
+
+
+def _published_at(form: PostForm, post: Post | None) -> datetime | None:
+    """The UTC publish time the form asks for. A time the clocks show twice is taken as its
+    first occurrence, unless it is the post's stored time shown back unchanged."""
+    stored = post.published_at if post is not None else None
+    wall = form.published_at.wall
+    if stored is not None and wall is not None:
+        shown = in_site_zone(stored).replace(tzinfo=None, microsecond=0)
+        if shown == wall:
+            return stored
+    return form.published_at.data
 
 
 def _conflict(form: PostForm, post: Post, image: Image | None, based_on: int) -> Response:
@@ -446,7 +473,7 @@ def _sent_version(form: PostForm) -> int | None:
 
 def _form_text(form: PostForm) -> revisions.Text:
     """What the editor's form holds, as a revision keeps it (nothing checked but kept as is)."""
-    status = form.status.data if form.status.data in STATUSES else DRAFT
+    status = stored_status(form.status.data)
     return revisions.Text(
         title=form.title.data or "",
         slug=form.slug.data or "",

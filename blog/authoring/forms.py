@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import (
     BooleanField,
-    DateTimeLocalField,
     EmailField,
     Field,
     HiddenField,
@@ -17,9 +21,11 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.validators import DataRequired, Optional, Regexp, ValidationError
+from wtforms.widgets import DateTimeLocalInput
 
-from blog.authoring.store import TOPIC_SLUG_MAX, clean_text, slug_for, topic_slug
-from blog.models import DRAFT, PUBLISHED
+from blog.authoring.store import SCHEDULED, TOPIC_SLUG_MAX, clean_text, slug_for, topic_slug
+from blog.models import DRAFT, PUBLISHED, utcnow
+from blog.web.templating import in_site_zone, site_zone
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_TOPICS = 8
@@ -76,6 +82,107 @@ class Limit:
                 f"{self.name} is {length:,} characters long; "
                 f"the limit is {self.limit:,} characters."
             )
+
+
+# A date and time as a datetime-local field sends it (seconds optional), or typed with a space.
+WALL_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]{1,6})?)?"
+)
+WALL_TIME_LONGEST = 40  # characters: anything longer is not a date, whatever it holds
+NOT_A_DATE = (
+    "Not a valid date and time: use the date picker, or type it like 2027-01-15T09:00 "
+    "(year-month-day, then hours and minutes)."
+)
+
+
+def wall_time(raw: str) -> datetime:
+    """The date and time an editor typed, as a naive datetime (ValueError saying why not)."""
+    text = raw.strip()
+    found = WALL_TIME.fullmatch(text) if len(text) <= WALL_TIME_LONGEST else None
+    if found is None:
+        raise ValueError(NOT_A_DATE)
+    year, month, day, hour, minute = (int(part) for part in found.groups()[:5])
+    second = int(found.group(6) or 0)
+    if year < 1:
+        raise ValueError("Years start at 1: check the year of this date.")
+    try:
+        date = datetime(year, month, day)
+    except ValueError:
+        raise ValueError(
+            f"{found.group(1)}-{found.group(2)}-{found.group(3)} is not a day of the calendar: "
+            "check the month and the day."
+        ) from None
+    if hour > 23 or minute > 59 or second > 59:
+        raise ValueError(f"{found.group(4)}:{found.group(5)} is not a time of day.")
+    return date.replace(hour=hour, minute=minute, second=second)
+
+
+def _span(delta: timedelta) -> str:
+    """A clock change in words: "1 hour", "30 minutes", "1 hour 30 minutes"."""
+    hours, minutes = divmod(int(delta.total_seconds()) // 60, 60)
+    parts = [f"{hours} hour{'s' if hours != 1 else ''}"] if hours else []
+    if minutes or not parts:
+        parts.append(f"{minutes} minute{'s' if minutes != 1 else ''}")
+    return " ".join(parts)
+
+
+def utc_from_wall(wall: datetime, zone: ZoneInfo) -> datetime:
+    """The naive UTC instant a wall-clock time in `zone` names (ValueError saying why none).
+
+    A time that happens twice (clocks going back) is its first occurrence; a time that never
+    happens (clocks going forward over it) is refused, with a time that does exist.
+    """
+    first = wall.replace(tzinfo=zone, fold=0)
+    try:
+        instant = first.astimezone(UTC)
+        back = instant.astimezone(zone).replace(tzinfo=None)
+    except (OverflowError, ValueError):
+        raise ValueError(
+            f"This date is out of range in {zone.key}: choose one between years 1 and 9999."
+        ) from None
+    if back != wall:
+        jump = (wall.replace(tzinfo=zone, fold=1).utcoffset() or timedelta()) - (
+            first.utcoffset() or timedelta()
+        )
+        raise ValueError(
+            f"{wall:%Y-%m-%d %H:%M} does not exist in {zone.key}: the clocks there go forward "
+            f"by {_span(abs(jump))} at that moment. Choose another time, such as {back:%H:%M}."
+        )
+    return instant.replace(tzinfo=None)
+
+
+class SiteDateTimeField(Field):
+    """A date and time typed in the site's time zone (SITE_TIMEZONE), kept as naive UTC.
+
+    `data` is the UTC instant, as the store keeps it; `wall` is what the editor typed, so a
+    save can tell an unchanged time from a new one. The field shows stored times converted
+    back to the site's zone.
+    """
+
+    widget = DateTimeLocalInput()
+
+    def __init__(self, label: str | None = None, validators: Any = None, **kwargs: Any) -> None:
+        super().__init__(label, validators, **kwargs)
+        self.wall: datetime | None = None
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        """Read the typed time (empty means none) and convert it to UTC."""
+        self.wall = None
+        if not valuelist or not isinstance(valuelist[0], str) or not valuelist[0].strip():
+            self.data = None
+            return
+        self.data = None
+        self.wall = wall_time(valuelist[0])
+        self.data = utc_from_wall(self.wall, site_zone())
+
+    def _value(self) -> str:
+        """What the input shows: the text as typed, else the stored time in the site's zone."""
+        if self.raw_data:
+            return str(self.raw_data[0])
+        if not isinstance(self.data, datetime):
+            return ""
+        local = in_site_zone(self.data).replace(tzinfo=None)
+        return local.strftime("%Y-%m-%dT%H:%M:%S" if local.second else "%Y-%m-%dT%H:%M")
 
 
 def topic_names(raw: str | None) -> list[str]:
@@ -164,14 +271,15 @@ class PostForm(FlaskForm):
     editors_pick = BooleanField("Editor’s pick")
     status = RadioField(
         "Status",
-        choices=[SelectChoice(DRAFT, "Draft"), SelectChoice(PUBLISHED, "Published")],
+        choices=[
+            SelectChoice(DRAFT, "Draft"),
+            SelectChoice(SCHEDULED, "Scheduled"),
+            SelectChoice(PUBLISHED, "Published"),
+        ],
         default=DRAFT,
     )
-    published_at = DateTimeLocalField(
-        "Publish date (UTC)",
-        format=["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"],
-        validators=[Optional()],
-    )
+    # Labelled with the site's zone when the form is made (see __init__).
+    published_at = SiteDateTimeField("Publish at")
     keep_updated_date = BooleanField("Minor fix: keep the “Updated” date as it is")
     author = StringField(
         "Author",
@@ -181,6 +289,31 @@ class PostForm(FlaskForm):
     # The post this form edits and the version it was loaded at: a save carries both.
     post_id = HiddenField()
     lock_version = HiddenField()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.published_at.label.text = f"Publish at ({site_zone().key})"
+
+    def validate_published_at(self, field: Field) -> None:
+        """The date fits the chosen status: a scheduled post needs a time still to come, a
+        published one a time already past (or none: now); a draft keeps any date."""
+        if field.errors or self.status.data not in (SCHEDULED, PUBLISHED):
+            return
+        now = utcnow()
+        if self.status.data == SCHEDULED and field.data is None:
+            raise ValidationError(
+                "Choose when the post goes live: a scheduled post needs a date and time."
+            )
+        if self.status.data == SCHEDULED and field.data <= now:
+            raise ValidationError(
+                "This time has already passed: a scheduled post needs a time in the future. "
+                "Choose a later time, or Published to put the post on the site now."
+            )
+        if self.status.data == PUBLISHED and field.data is not None and field.data > now:
+            raise ValidationError(
+                "This time is still to come: choose Scheduled to publish the post then, or "
+                "clear the date to publish it now."
+            )
 
     def validate_topics(self, field: Field) -> None:
         """One to MAX_TOPICS names, each short and with letters or digits in it."""
@@ -196,9 +329,9 @@ class PostForm(FlaskForm):
                 raise ValidationError(f"“{name}” needs a letter or a digit to be a topic.")
 
     def validate_body(self, field: Field) -> None:
-        """A draft may be empty; a published post may not."""
-        if self.status.data == PUBLISHED and not (field.data or "").strip():
-            raise ValidationError("A published post needs a body.")
+        """A draft may be empty; a published or scheduled post may not."""
+        if self.status.data in (PUBLISHED, SCHEDULED) and not (field.data or "").strip():
+            raise ValidationError(f"A {self.status.data} post needs a body.")
 
 
 class ConfirmForm(FlaskForm):

@@ -12,6 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from blog import markup
+from blog.authoring.store import SCHEDULED
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Post, SlugRedirect, Topic, utcnow
 from blog.web.errors import error_page
@@ -284,7 +285,7 @@ def test_publishing_needs_a_body(editor_client):
         ("topics", "a, b, c, d, e, f, g, h, i", "at most 8 topics"),
         ("topics", "!!!", "needs a letter or a digit"),
         ("status", "archived", "not a valid choice"),
-        ("published_at", "next tuesday", "Not a valid datetime"),
+        ("published_at", "next tuesday", "Not a valid date and time"),
     ],
 )
 def test_bad_values_are_422s_with_a_message(editor_client, field, value, message):
@@ -460,7 +461,7 @@ def test_scheduled_post_appears_when_its_time_passes(app, editor_client, monkeyp
     when = (utcnow() + timedelta(hours=2)).replace(second=0, microsecond=0)
     post_id = create(
         editor_client,
-        status=PUBLISHED,
+        status=SCHEDULED,
         title="Scheduled piece",
         published_at=when.strftime("%Y-%m-%dT%H:%M"),
     )
