@@ -245,6 +245,130 @@
     });
   }
 
+  // Publish times ----------------------------------------------------------------------------
+
+  // The publish time is typed in the site's zone (the field's data-site-zone). When this
+  // browser's zone is another, a note beside the field gives the same moment in this
+  // browser's zone, reckoned as the server does: a time the clocks show twice is the first.
+  var HOUR = 3600 * 1000;
+  var clocks = {};
+
+  function browserZone() {
+    try {
+      return Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+    } catch (error) {
+      return "";
+    }
+  }
+
+  // What a zone's clocks read at an instant: {year, month, day, hour, minute}.
+  function reading(ms, zone) {
+    if (!clocks[zone]) {
+      clocks[zone] = new Intl.DateTimeFormat("en-US", {
+        timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit",
+        day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit"
+      });
+    }
+    var parts = {};
+    clocks[zone].formatToParts(new Date(ms)).forEach(function (part) {
+      parts[part.type] = Number(part.value);
+    });
+    parts.hour = parts.hour % 24;
+    return parts;
+  }
+
+  // A clock reading as milliseconds, as if it were UTC (years below 100 included).
+  function asUTC(r) {
+    var date = new Date(0);
+    date.setUTCFullYear(r.year, r.month - 1, r.day);
+    date.setUTCHours(r.hour, r.minute, r.second || 0, 0);
+    return date.getTime();
+  }
+
+  function offset(ms, zone) {
+    return asUTC(reading(ms, zone)) - Math.floor(ms / 1000) * 1000;
+  }
+
+  // The instant a clock reading in `zone` names (the first of two), or null when the clocks
+  // there skip it.
+  function instantOf(r, zone) {
+    var wall = asUTC(r);
+    var found = null;
+    [-24, 0, 24].forEach(function (hours) {
+      var guess = offset(wall + hours * HOUR, zone);
+      var instant = wall - guess;
+      if (offset(instant, zone) === guess && (found === null || instant < found)) {
+        found = instant;
+      }
+    });
+    return found;
+  }
+
+  function pad(number) {
+    return (number < 10 ? "0" : "") + number;
+  }
+
+  function dayOf(r) {
+    return ("000" + r.year).slice(-4) + "-" + pad(r.month) + "-" + pad(r.day);
+  }
+
+  // The note's text for what the field holds, or "" when there is nothing to add.
+  function zoneNote(input) {
+    var site = input.getAttribute("data-site-zone");
+    var mine = browserZone();
+    if (!site || !mine || site === mine) return "";
+    var value = input.value.trim();
+    var typed = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
+    try {
+      if (!typed) return value ? "" : "Times here are in " + site + "; yours is " + mine + ".";
+      var r = { year: +typed[1], month: +typed[2], day: +typed[3], hour: +typed[4],
+                minute: +typed[5], second: +(typed[6] || 0) };
+      var instant = instantOf(r, site);
+      if (instant === null) {
+        return "This time does not exist in " + site + ": the clocks go forward over it.";
+      }
+      var first = asUTC({ year: 1, month: 1, day: 1, hour: 0, minute: 0 });
+      var last = asUTC({ year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59 });
+      if (instant < first || instant > last) return "";  // the server says why
+      var there = reading(instant, mine);
+      var time = pad(there.hour) + ":" + pad(there.minute);
+      var day = dayOf(there) === dayOf(r) ? "" : " on " + dayOf(there);
+      return "= " + time + day + " in your zone, " + mine;
+    } catch (error) {
+      return "";  // a zone this browser does not know: no note rather than a wrong one
+    }
+  }
+
+  // Show (or hide) the note beside one publish-time field, tied to it for screen readers.
+  function showZoneNote(input) {
+    var id = input.id + "-zone";
+    var note = document.getElementById(id);
+    var text = zoneNote(input);
+    if (!note && text) {
+      note = document.createElement("p");
+      note.id = id;
+      note.className = "field-hint zone-note";
+      input.insertAdjacentElement("afterend", note);
+      var described = (input.getAttribute("aria-describedby") || "").split(" ");
+      if (described.indexOf(id) === -1) described.push(id);
+      input.setAttribute("aria-describedby", described.join(" ").trim());
+    }
+    if (!note) return;
+    note.textContent = text;
+    note.hidden = !text;
+  }
+
+  function zoneNotes(root) {
+    root.querySelectorAll("input[data-site-zone]").forEach(showZoneNote);
+  }
+
+  ["input", "change"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      var input = event.target;
+      if (input.matches && input.matches("input[data-site-zone]")) showZoneNote(input);
+    });
+  });
+
   // Unsaved changes --------------------------------------------------------------------------
 
   var PREFIX = "fieldnotes:unsaved:";
@@ -376,6 +500,7 @@
     key = target.getAttribute("data-draft-key");
     var outcome = target.getAttribute("data-outcome");
     target.querySelectorAll("[data-count-for]").forEach(recount);
+    zoneNotes(target);
     if (outcome === "saved") {
       dirty = false;
       forget(before);

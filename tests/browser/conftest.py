@@ -63,6 +63,9 @@ DEFAULT_TIMEOUT_MS = 10_000
 PER_PAGE = 12
 SERVER_START_SECONDS = 30
 SECRET_KEY = "browser-suite-secret"
+# The site's zone, not UTC, so the suite shows and takes dates as a site in New York does
+# (tests/browser/test_schedule.py); no other browser test reads a date.
+SITE_TIMEZONE = "America/New_York"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -140,9 +143,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     require(shutil.which("gunicorn", path=str(BIN)) is not None, "gunicorn is not installed")
     folder = tmp_path_factory.mktemp("live")
     database_url = f"sqlite:///{folder / 'live.sqlite3'}"
-    env = os.environ | {"DATABASE_URL": database_url, "SECRET_KEY": SECRET_KEY}
+    settings = {"SECRET_KEY": SECRET_KEY, "SITE_TIMEZONE": SITE_TIMEZONE}
+    env = os.environ | settings | {"DATABASE_URL": database_url}
     env.pop("FLASK_DEBUG", None)
-    app = create_app({"SECRET_KEY": SECRET_KEY, "SQLALCHEMY_DATABASE_URI": database_url})
+    app = create_app(settings | {"SQLALCHEMY_DATABASE_URI": database_url})
     server = LiveServer(url="", env=env, log=folder / "gunicorn.log", app=app)
     # Every head, like the suite's own schema: branches from parallel work may not be merged yet.
     with app.app_context():
