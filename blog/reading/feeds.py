@@ -1,19 +1,28 @@
-"""Atom and RSS feeds of the whole blog and of each topic, built with feedgen."""
+"""Atom and RSS feeds of the whole blog and of each topic, built with feedgen.
+
+Each entry's id is the post's permanent id as a URN (`urn:uuid:...`), which export and
+import keep; its content opens with the post's picture (the uploaded image or the generated
+illustration, as pages show it), which is also the entry's enclosure.
+"""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
+from typing import Any
 
+from feedgen.ext.base import BaseEntryExtension
 from feedgen.feed import FeedGenerator
+from feedgen.util import xml_elem
 from flask import Blueprint, abort, current_app
 from flask.wrappers import Response
 from lxml import html as lxml_html
 
 from blog.models import Post, Topic
 from blog.reading import listing
+from blog.reading.illustrations import illustration
+from blog.reading.pictures import Picture, picture
 from blog.reading.seo import (
     FEED_TYPES,
     absolute_url,
@@ -30,6 +39,31 @@ FEED_SIZE = 20
 MIMETYPES = FEED_TYPES
 # What a feed says it was updated at when it has no entry yet.
 EPOCH = datetime(1970, 1, 1)
+# The permalink the Markdown pipeline's table of contents puts at the end of each heading
+# (`<a class="headerlink">¶</a>`): a feed reader shows it as a stray character.
+_HEADING_LINKS = (
+    "//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
+    "/a[contains(concat(' ', normalize-space(@class), ' '), ' headerlink ')]"
+)
+
+
+class AtomLinks(BaseEntryExtension):
+    """An Atom entry's links with all their attributes. feedgen 1.0 writes only `href` of
+    an entry's links (its loop reads the attributes back from the new element), which would
+    make the enclosure a second alternate link."""
+
+    def __init__(self) -> None:
+        self.links: list[dict[str, str]] = []
+
+    def add(self, **attributes: str) -> None:
+        """Add a link; `href` and the others as Atom names them."""
+        self.links.append(attributes)
+
+    def extend_atom(self, entry: Any) -> Any:
+        """Write the links into the entry element."""
+        for attributes in self.links:
+            xml_elem("link", entry, **attributes)
+        return entry
 
 
 def _aware(value: datetime) -> datetime:
@@ -37,14 +71,15 @@ def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC)
 
 
-def absolute_links(fragment: str, base: str) -> str:
-    """Post HTML with every link and source made absolute against `base`.
-
-    Feed readers show entries away from the site, where relative links would break.
-    """
+def feed_html(fragment: str, base: str) -> str:
+    """Post HTML as a feed carries it: heading permalinks taken out, and every link and
+    source made absolute against `base` (readers show entries away from the site, where
+    relative links would break)."""
     if not fragment.strip():
         return ""
     root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+    for link in root.xpath(_HEADING_LINKS):
+        link.drop_tree()  # its tail, if any, stays in the heading
     root.make_links_absolute(base, resolve_base_href=False)
     inner = html.escape(root.text or "", quote=False)
     inner += "".join(lxml_html.tostring(child, encoding="unicode") for child in root)
@@ -52,9 +87,25 @@ def absolute_links(fragment: str, base: str) -> str:
 
 
 def entry_id(post: Post) -> str:
-    """A permanent id for a post's entry: it survives slug changes and title edits."""
-    host = urlsplit(current_app.config["SITE_URL"]).hostname or "localhost"
-    return f"tag:{host},{post.created_at:%Y-%m-%d}:posts/{post.id}"
+    """A permanent id for a post's entry: its uid, which slug changes, edits, export and
+    import all keep (the database id is not: an import into another database changes it)."""
+    return f"urn:uuid:{post.uid}"
+
+
+def picture_bytes(post: Post) -> int:
+    """How many bytes the picture's address serves: the stored image's size, or that of
+    the illustration's SVG (deterministic, and cached per slug)."""
+    if post.image is not None:
+        return post.image.byte_size
+    return len(illustration(post.slug).svg.encode("utf-8"))
+
+
+def picture_html(shown: Picture, src: str) -> str:
+    """The <img> a feed entry's content opens with."""
+    return (
+        f'<p><img src="{html.escape(src)}" alt="{html.escape(xml_safe(shown.alt))}"'
+        f' width="{shown.width}" height="{shown.height}"></p>\n'
+    )
 
 
 def build_feed(posts: Sequence[Post], kind: str, topic: Topic | None = None) -> bytes:
@@ -92,13 +143,23 @@ def build_feed(posts: Sequence[Post], kind: str, topic: Topic | None = None) -> 
         entry = feed.add_entry(order="append")
         entry.id(entry_id(post))
         entry.title(xml_safe(post.title))
-        entry.link(href=url, rel="alternate", type="text/html")
         if kind == "atom":
             entry.summary(xml_safe(post.excerpt))  # type="text": readers show it as is
         else:
             # RSS descriptions are read as HTML: escape so the excerpt stays plain text.
             entry.description(html.escape(xml_safe(post.excerpt), quote=False))
-        entry.content(xml_safe(absolute_links(post.body_html, url)), type="html")
+        shown = picture(post)
+        src = absolute_url(shown.src)
+        body = feed_html(post.body_html, url)
+        entry.content(xml_safe(picture_html(shown, src) + body), type="html")
+        size = picture_bytes(post)
+        if kind == "atom":
+            entry.register_extension("links", AtomLinks, atom=True, rss=False)
+            entry.links.add(href=url, rel="alternate", type="text/html")
+            entry.links.add(href=src, rel="enclosure", type=shown.type, length=str(size))
+        else:
+            entry.link(href=url, rel="alternate", type="text/html")
+            entry.enclosure(src, size, shown.type)
         entry.author(name=xml_safe(post.author.name))
         entry.dc.dc_creator(xml_safe(post.author.name))
         for topic_of_post in post.topics:

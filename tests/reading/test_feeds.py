@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import html
+import io
+import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import feedparser
+import PIL.Image
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
 from lxml import etree
 
+from blog.authoring import images
 from blog.extensions import db
 from blog.models import Author, Post, PostTopic, Topic, utcnow
 from blog.reading.feeds import FEED_SIZE, build_feed
 from blog.reading.seo import xml_safe
+from blog.web import pagecache
 from tests.markup.test_xss import ENTRIES
+from tests.transfer.test_files import empty_database
 
 SITE = "http://127.0.0.1:5000"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -40,10 +47,10 @@ def parsed_time(struct) -> datetime:
 
 
 def entry_id_of(app, slug: str) -> str:
-    """The tag URI a post's entry should carry: site host, creation day, post id."""
+    """The URN a post's entry should carry: its permanent id."""
     with app.app_context():
-        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
-        return f"tag:127.0.0.1,{post.created_at:%Y-%m-%d}:posts/{post.id}"
+        uid = db.session.scalar(sa.select(Post.uid).where(Post.slug == slug))
+        return f"urn:uuid:{uid}"
 
 
 @pytest.mark.parametrize("kind", ["atom", "rss"])
@@ -163,6 +170,7 @@ def _payload_posts(payloads: list[str]) -> list[Post]:
         payload = stored(payload)
         post = Post(
             id=number,
+            uid=uuid.UUID(int=number),
             slug=f"payload-{number}",
             title=payload,
             excerpt=payload,
@@ -241,3 +249,205 @@ def test_characters_xml_forbids_never_break_a_feed(app):
     document = feedparser.parse(body)
     assert not document.bozo
     assert document.entries[0].title == "Odd title here"
+
+
+# --- Permanent ids, pictures, headings, the Atom grammar --------------------------------------
+
+ATOM_SCHEMA = Path(__file__).parents[1] / "data" / "atom.rng"
+
+
+def png(colour: tuple[int, int, int] = (30, 90, 160)) -> bytes:
+    """A small real PNG."""
+    out = io.BytesIO()
+    PIL.Image.new("RGB", (48, 32), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def give_image(app, slug: str, data: bytes, alt: str) -> None:
+    """Store an uploaded image and make it the post's picture."""
+    with app.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.image = images.store_image(data)
+        post.image_alt = alt
+        db.session.commit()
+
+
+def entry_ids(client, path: str = "/feed.atom") -> dict[str, str]:
+    """Each entry's id, by its link."""
+    return {entry.link: entry.id for entry in parse(client.get(path)).entries}
+
+
+@pytest.mark.parametrize("kind", ["atom", "rss"])
+def test_entry_ids_are_the_posts_permanent_ids(app, client, posts, kind):
+    """An entry's id is `urn:uuid:` and the post's uid: neither a rename nor an edit moves it."""
+    [slug] = posts.create(1)
+    before = entry_id_of(app, slug)
+    assert before.startswith("urn:uuid:") and uuid.UUID(before.removeprefix("urn:uuid:"))
+    assert entry_ids(client, f"/feed.{kind}") == {f"{SITE}/posts/{slug}": before}
+    with app.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.slug, post.title = "a-new-address", "A new title"
+        db.session.commit()
+    assert entry_ids(client, f"/feed.{kind}") == {f"{SITE}/posts/a-new-address": before}
+
+
+def test_entry_ids_survive_export_then_import_into_an_empty_database(app, client, posts, tmp_path):
+    """Exported and imported into an empty database, posts get new database ids and keep
+    their entry ids, so readers see no post twice."""
+    posts.create(3)
+    before = entry_ids(client)
+    with app.app_context():
+        old = set(db.session.scalars(sa.select(Post.id)))
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["posts", "export", str(tmp_path)]).exit_code == 0
+    empty_database(app)
+    pagecache.clear()
+    result = runner.invoke(args=["posts", "import", str(tmp_path)])
+    assert result.output == "created 3, updated 0, unchanged 0\n", result.output
+    with app.app_context():
+        assert not old & set(db.session.scalars(sa.select(Post.id)))
+    assert entry_ids(client) == before
+
+
+@pytest.mark.parametrize("kind", ["atom", "rss"])
+def test_entries_open_with_the_cover_image_and_enclose_it(app, client, posts, kind):
+    """Each entry's content starts with the post's picture (absolute URL, alt text) and
+    encloses it with its media type and the byte length its address serves: the uploaded
+    image, or else the generated illustration."""
+    uploaded, drawn = posts.create(2)
+    data = png()
+    give_image(app, uploaded, data, "A blue square & a “quote”")
+    body = client.get(f"/feed.{kind}").get_data()
+    document = feedparser.parse(body)
+    assert not document.bozo
+    entries = {entry.link: entry for entry in document.entries}
+    expected = {
+        uploaded: ("image/png", "A blue square & a “quote”", "/images/"),
+        drawn: ("image/svg+xml", "Blueprint drawing of", f"/illustrations/{drawn}.svg"),
+    }
+    for slug, (media_type, alt, path) in expected.items():
+        entry = entries[f"{SITE}/posts/{slug}"]
+        content = BeautifulSoup(entry.content[0].value, "html.parser")
+        first = content.find(True)
+        img = first if first.name == "img" else first.find("img")
+        assert first is content.select("p, img")[0] and img is content.select("img")[0]
+        assert img["src"].startswith(f"{SITE}{path}")
+        assert img["alt"].startswith(alt)
+        [enclosure] = entry.enclosures
+        assert enclosure.href == img["src"]
+        assert enclosure.type == media_type
+        served = client.get(img["src"].removeprefix(SITE))
+        assert served.status_code == 200 and served.mimetype == media_type
+        assert int(enclosure.length) == len(served.get_data()) > 0
+    assert entries[f"{SITE}/posts/{uploaded}"].enclosures[0].length == str(len(data))
+
+
+@pytest.mark.parametrize("kind", ["atom", "rss"])
+def test_feed_content_has_no_heading_permalinks(client, posts, kind):
+    """The ¶ links the Markdown pipeline puts in headings stay on the site: the headings,
+    their ids, the text after them and in-page links are all kept."""
+    posts.create(
+        1,
+        body="Intro, see [the part](#s-part-one).\n\n## Part one\n\nText.\n\n"
+        "### A *sub* part\n\nMore.\n\n## Part two\n\nEnd.",
+    )
+    [entry] = parse(client.get(f"/feed.{kind}")).entries
+    value = entry.content[0].value
+    assert "¶" not in value and "&para;" not in value and "headerlink" not in value
+    content = BeautifulSoup(value, "html.parser")
+    headings = [(h.name, h.get("id"), h.get_text()) for h in content.select("h2, h3")]
+    assert headings == [
+        ("h2", "s-part-one", "Part one"),
+        ("h3", "s-a-sub-part", "A sub part"),
+        ("h2", "s-part-two", "Part two"),
+    ]
+    assert content.select_one("h3 em").get_text() == "sub"
+    assert [a["href"] for a in content.select("a")] == [f"{entry.link}#s-part-one"]
+
+
+def _feed_posts(app, posts) -> None:
+    """Posts with uploaded images, summaries, several topics, a revision and a draft."""
+    posts.topics("Databases", "Frontend", "Ops & <Release>")
+    made = posts.create(3, topics=("Databases", "Frontend", "Ops & <Release>"))
+    posts.create(2, topics=("Frontend",), summary="", updated_at=utcnow())
+    posts.create(1, topics=("Databases",), published_at=None)
+    give_image(app, made[0], png(), "A blue square")
+    give_image(app, made[1], png((200, 40, 40)), "")
+
+
+def _atom_rules(tree: etree._Element) -> None:
+    """The RFC's rules a grammar cannot say: an author for every entry (its own or the
+    feed's), one alternate link per type and language, distinct entry ids."""
+    feed_authors = tree.findall(f"{ATOM}author")
+    ids = []
+    for element in [tree, *tree.findall(f"{ATOM}entry")]:
+        alternates = [
+            (link.get("type"), link.get("hreflang"))
+            for link in element.findall(f"{ATOM}link")
+            if link.get("rel", "alternate") == "alternate"
+        ]
+        assert len(alternates) == len(set(alternates)), alternates
+        if element is not tree:
+            assert element.findall(f"{ATOM}author") or feed_authors
+            ids.append(element.findtext(f"{ATOM}id"))
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("path", ["/feed.atom", "/topics/frontend/feed.atom"])
+def test_atom_feeds_follow_the_rfc_4287_grammar(app, client, posts, path):
+    """The site's feed and a topic's are valid Atom, images, summaries and topics included."""
+    _feed_posts(app, posts)
+    schema = etree.RelaxNG(etree.parse(ATOM_SCHEMA))
+    tree = etree.fromstring(client.get(path).get_data())
+    assert schema.validate(tree), schema.error_log
+    _atom_rules(tree)
+    entries = tree.findall(f"{ATOM}entry")
+    assert len(entries) == 5
+    assert all(entry.find(f"{ATOM}link[@rel='enclosure']") is not None for entry in entries)
+    assert any(len(entry.findall(f"{ATOM}category")) == 3 for entry in entries)
+
+
+def test_the_atom_grammar_refuses_what_the_rfc_forbids(app, client, posts):
+    """The grammar is no rubber stamp: each break of the RFC's rules fails it."""
+    _feed_posts(app, posts)
+    schema = etree.RelaxNG(etree.parse(ATOM_SCHEMA))
+    body = client.get("/feed.atom").get_data()
+    breaks = [
+        (f"{ATOM}entry/{ATOM}id", lambda e: setattr(e, "text", "no scheme here")),
+        (f"{ATOM}entry/{ATOM}updated", lambda e: setattr(e, "text", "2025-01-01T00:00:00")),
+        (f"{ATOM}entry/{ATOM}link", lambda e: e.set("length", "large")),
+        (f"{ATOM}entry/{ATOM}link", lambda e: e.set("type", "png")),
+        (f"{ATOM}entry/{ATOM}link", lambda e: e.set("colour", "blue")),
+        (f"{ATOM}entry/{ATOM}content", lambda e: e.set("type", "xhtml")),
+        (f"{ATOM}entry", lambda e: e.remove(e.find(f"{ATOM}title"))),
+        (f"{ATOM}entry", lambda e: e.append(etree.Element(f"{ATOM}title"))),
+        (f"{ATOM}entry", lambda e: e.append(etree.Element(f"{ATOM}picture"))),
+        (".", lambda e: e.append(etree.Element(f"{ATOM}subtitle"))),  # after the entries
+    ]
+    for path, change in breaks:
+        tree = etree.fromstring(body)
+        change(tree.find(path))
+        assert not schema.validate(tree), path
+    tree = etree.fromstring(body)
+    tree.find(f"{ATOM}entry").append(etree.Element("{urn:example:elsewhere}note"))
+    tree.find(f"{ATOM}entry/{ATOM}link").set("{urn:example:elsewhere}hint", "x")
+    assert schema.validate(tree), schema.error_log  # markup from elsewhere is allowed
+
+
+@pytest.mark.parametrize("path", ["/feed.rss", "/topics/frontend/feed.rss"])
+def test_rss_feeds_are_well_formed_with_one_enclosure_an_item(app, client, posts, path):
+    """RSS items parse as strict XML and each carries one enclosure with url, length and
+    type, and a guid that is the post's permanent id (not a link)."""
+    _feed_posts(app, posts)
+    tree = etree.fromstring(client.get(path).get_data())
+    assert tree.tag == "rss" and tree.get("version") == "2.0"
+    items = tree.findall("./channel/item")
+    assert len(items) == 5
+    for item in items:
+        [enclosure] = item.findall("enclosure")
+        assert enclosure.get("url").startswith(f"{SITE}/")
+        assert enclosure.get("type") in {"image/png", "image/svg+xml"}
+        assert int(enclosure.get("length")) > 0
+        guid = item.find("guid")
+        assert guid.get("isPermaLink") == "false" and guid.text.startswith("urn:uuid:")
+        assert "¶" not in item.findtext("{http://purl.org/rss/1.0/modules/content/}encoded")
