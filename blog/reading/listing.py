@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 import sqlalchemy as sa
 import sqlalchemy.orm as so
 
+from blog import database
 from blog.extensions import db
 from blog.models import (
     Author,
@@ -319,7 +320,7 @@ def cards(
     }
     if topic is not None:
         values["topic_id"] = topic.id
-    rows = db.session.execute(_cards_statement(topic is not None, flagged), values).all()
+    rows = database.read(_cards_statement(topic is not None, flagged), values).all()
     shown = [(card_from(row), row[-1]) for row in rows]
     page = [card for card, on_page in shown if on_page]
     if not flagged:

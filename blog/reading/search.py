@@ -33,6 +33,7 @@ from flask.wrappers import Response
 from markupsafe import Markup, escape
 from sqlalchemy.dialects import postgresql as pg
 
+from blog import database
 from blog.extensions import db
 from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled, utcnow
 from blog.reading import listing
@@ -455,7 +456,7 @@ class _SQLite(_Engine):
             typed = tuple(Term(term.text) for term in words)
             mode = None if topic is None else _topic_mode(topic.count, total, grows=False)
             exact = _values(words=_fts5_match(typed), topic_id=topic_id)
-            held = db.session.scalar(_sqlite_held(mode), exact) or 0
+            held = database.read(_sqlite_held(mode), exact).scalar() or 0
             searched = topic.count if topic is not None else total
             if held > RANKED_MATCHES or 0 < searched <= held:
                 words = typed
@@ -467,7 +468,7 @@ class _SQLite(_Engine):
             topic_id=topic_id,
             **{column: _fts5_any(query.terms, column) for column in COLUMN_RANKS},
         )
-        rows = db.session.execute(_sqlite_statement(query.phrased, mode), values)
+        rows = database.read(_sqlite_statement(query.phrased, mode), values)
         return [Candidate(*row) for row in rows]
 
 
@@ -613,7 +614,7 @@ class _PostgreSQL(_Engine):
         walk, last, read = WALK, _ID_LIMIT, 0
         while True:
             rows = list(
-                db.session.execute(_postgresql_walk(*form), values | {"walk": walk, "last": last})
+                database.read(_postgresql_walk(*form), values | {"walk": walk, "last": last})
             )
             oldest, count = rows[0][4], rows[0][5]
             found += [Candidate(*row[:4]) for row in rows if row[0] is not None]
@@ -627,7 +628,7 @@ class _PostgreSQL(_Engine):
             # hit about `share` of the older posts (ids count them, roughly).
             if read + to_read > WALK_LIMIT or to_read * WALK_COST > share * last:
                 index = _postgresql_index(*form)
-                rows = list(db.session.execute(index, values | {"need": need, "last": last}))
+                rows = list(database.read(index, values | {"need": need, "last": last}))
                 return found + [Candidate(*row) for row in rows]
             walk = min(WALK_LIMIT - read, math.ceil(to_read * 1.25))
 
@@ -823,7 +824,7 @@ def search_posts(
     pattern = marker(query.terms)
     by_id: dict[int, listing.Card] = {}
     snippets: dict[int, Markup] = {}
-    for row in db.session.execute(_cards_statement(), {"ids": found.ids}):
+    for row in database.read(_cards_statement(), {"ids": found.ids}):
         card, start = listing.card_from(row), row[-1]
         by_id[card.id] = card
         if start and pattern is not None:
