@@ -114,6 +114,7 @@ def test_example_file_imports_every_field(app, runner, client):
     with app.app_context():
         post = post_named("vacuum-explained")
         assert post.title == "Vacuum, explained: what autovacuum does at 3 a.m."
+        assert post.uid == uuid.UUID("3c5e8f2a-9b14-4d6e-a7c0-1f2e3d4c5b6a")
         assert post.published_at == datetime(2024, 3, 5, 8, 30)  # +01:00 stored as UTC
         assert post.updated_at == datetime(2024, 4, 11, 16, 0)
         assert post.status == "published"
