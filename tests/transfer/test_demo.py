@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import statistics
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -11,6 +13,8 @@ import sqlalchemy as sa
 from bs4 import BeautifulSoup
 
 from blog.extensions import db
+from blog.markup import render
+from blog.markup.text import CODE_WORD_WEIGHT, text_stats
 from blog.models import Post, Topic, live, utcnow
 from blog.transfer import demo
 from blog.transfer.files import ImportRefused
@@ -37,6 +41,25 @@ def test_the_demo_has_a_full_site_of_posts():
     assert sum(entry.featured for entry in entries) == 1
     assert sum(entry.editors_pick for entry in entries) >= 4
     assert sum(entry.updated_at is not None for entry in entries) >= 4
+
+
+def test_the_demo_reads_like_an_engineering_blog():
+    """Posts of real length (words counted as the reading time counts them: code words at
+    half weight), with code in several languages, tables and a spread of reading times."""
+    entries = list(demo_entries().values())
+    words, minutes, languages, tables = [], set(), set(), 0
+    for entry in entries:
+        rendered = render(entry.body, time_limit=10)
+        stats = text_stats(rendered.html)
+        words.append(stats.prose_words + CODE_WORD_WEIGHT * stats.code_words)
+        minutes.add(rendered.reading_minutes)
+        languages |= set(re.findall(r"^```([\w+-]+)", entry.body, re.MULTILINE))
+        tables += rendered.html.count("<table")
+    assert len(entries) >= 60
+    assert statistics.median(words) >= 1200
+    assert len(languages) >= 4, languages
+    assert tables >= 5
+    assert len(minutes) > 3, minutes
 
 
 @pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
