@@ -80,11 +80,6 @@ def card_summary(text: str, length: int = CARD_SUMMARY_LENGTH) -> str:
     return cut.rstrip(" ,;:.…-–—") + "…"
 
 
-def iso_date(value: datetime | None) -> str:
-    """The day (in the site's zone, as `long_date` shows it) for a <time datetime> attribute."""
-    return in_site_zone(value).date().isoformat() if value else ""
-
-
 def iso_datetime(value: datetime | None) -> str:
     """The instant for a <time datetime> attribute: the site's local time with its offset,
     like `2026-01-14T22:00:00-05:00`, or `Z` when the offset is zero."""
@@ -119,7 +114,6 @@ def init_app(app: Flask) -> None:
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters["long_date"] = long_date
-    app.jinja_env.filters["iso_date"] = iso_date
     app.jinja_env.filters["iso_datetime"] = iso_datetime
     app.jinja_env.filters["site_datetime"] = site_datetime
     app.jinja_env.filters["site_time"] = site_time

@@ -170,7 +170,7 @@ def test_cards_show_topic_title_summary_author_date_and_link(client, posts):
     assert card.select_one(".card-summary").get_text() == "Summary of post 1."
     assert card.select_one(".card-author").get_text() == "Ada Example"
     assert card.select_one("time").get_text() == "Nov 12, 2025"
-    assert card.select_one("time")["datetime"] == "2025-11-12"
+    assert card.select_one("time")["datetime"] == f"{published:%Y-%m-%dT%H:%M:%S}Z"
     assert card.select_one(".card-read")["href"] == f"/posts/{slug}"
     assert card.select_one(".card-read").get_text() == "read →"
     meta = card.select_one(".card-meta").get_text()
