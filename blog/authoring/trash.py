@@ -10,6 +10,7 @@ trash, it is gone.
 from __future__ import annotations
 
 import math
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -54,6 +55,7 @@ def snapshot_of(post: Post) -> dict[str, Any]:
         sa.select(SlugRedirect).where(SlugRedirect.post_id == post.id).order_by(SlugRedirect.id)
     )
     return {
+        "uid": str(post.uid),
         "slug": post.slug,
         "title": post.title,
         "summary": post.summary,
@@ -169,6 +171,21 @@ def _check_addresses(title: str, snapshot: dict[str, Any]) -> None:
             )
 
 
+def _check_identity(title: str, snapshot: dict[str, Any]) -> uuid.UUID:
+    """The post's permanent id (a fresh one for entries trashed before it was kept), or
+    RestoreRefused when an import gave it to another post meanwhile."""
+    if "uid" not in snapshot:
+        return uuid.uuid4()
+    uid = uuid.UUID(snapshot["uid"])
+    owner = db.session.scalar(sa.select(Post.title).where(Post.uid == uid))
+    if owner is not None:
+        raise RestoreRefused(
+            f"“{title}” was not restored: its permanent id {uid} now belongs to “{owner}”, "
+            "imported meanwhile. Delete that post, then restore this one again."
+        )
+    return uid
+
+
 def restore(entry: TrashedPost) -> Post:
     """Put the entry's post back with its old id, dates, topics, author, image and old
     addresses, and take it out of the trash (the caller commits).
@@ -177,10 +194,12 @@ def restore(entry: TrashedPost) -> Post:
     """
     data = entry.snapshot
     _check_addresses(entry.title, data)
+    uid = _check_identity(entry.title, data)
     topics = store.topics_named(data["topics"])
     image = image_by_hash(data["image_sha256"] or "")
     post = Post(
         id=entry.post_id,
+        uid=uid,
         slug=data["slug"],
         title=data["title"],
         summary=data["summary"],

@@ -284,6 +284,39 @@ def test_restore_refuses_an_address_that_now_redirects_to_another_post(app, edit
     assert "“Other”" in page(response).select_one("#trash-problem").get_text()
 
 
+def test_restore_refuses_when_an_import_gave_its_permanent_id_to_another_post(app, editor_client):
+    """Its feed id taken meanwhile (an import of an older export, under another slug): 409
+    that names the post, the entry still in the trash."""
+    post_id = create(editor_client, title="Original", slug="original", status="published")
+    with app.app_context():
+        uid = db.session.get(Post, post_id).uid
+    delete(editor_client, post_id)
+    other = create(editor_client, title="Imported twin", slug="twin", status="published")
+    with app.app_context():
+        db.session.execute(sa.update(Post).where(Post.id == other).values(uid=uid))
+        db.session.commit()
+    response = restore(editor_client, post_id)
+    assert response.status_code == 409
+    problem = page(response).select_one("#trash-problem").get_text()
+    assert str(uid) in problem and "“Imported twin”" in problem
+    with app.app_context():
+        assert db.session.get(Post, post_id) is None
+        assert db.session.get(TrashedPost, post_id) is not None
+
+
+def test_an_entry_trashed_before_posts_had_permanent_ids_gets_a_new_one(app, editor_client):
+    """A snapshot without `uid` (trashed before migration 0014) restores with a fresh id."""
+    post_id = create(editor_client, title="Older", slug="older", status="published")
+    delete(editor_client, post_id)
+    with app.app_context():
+        entry = db.session.get(TrashedPost, post_id)
+        entry.snapshot = {key: value for key, value in entry.snapshot.items() if key != "uid"}
+        db.session.commit()
+    assert restore(editor_client, post_id).status_code == 303
+    with app.app_context():
+        assert db.session.get(Post, post_id).uid is not None
+
+
 def test_two_editors_restoring_at_once_get_one_post_and_one_404(app, client):
     """Both press Restore at the same moment: one restores, the other hears it is gone."""
     first = client
