@@ -5,6 +5,7 @@ Dates are stored as naive UTC and shown in the site's time zone, SITE_TIMEZONE.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -70,10 +71,17 @@ def site_time(value: datetime | None) -> str:
 CARD_SUMMARY_LENGTH = 160
 
 
+_SENTENCE_END = re.compile(r"[.!?][\"')\u201d\u2019]?(?=\s)")
+
+
 def card_summary(text: str, length: int = CARD_SUMMARY_LENGTH) -> str:
-    """A summary cut at a word boundary to at most `length` characters, ending in "…"."""
+    """A summary of at most `length` characters: its whole sentences that fit, or, when the
+    first sentence alone is longer, cut at a word and ending in "…"."""
     if len(text) <= length:
         return text
+    ends = [match.end() for match in _SENTENCE_END.finditer(text, 0, length)]
+    if ends:
+        return text[: ends[-1]]
     cut = text[: length - 1]
     if " " in cut:
         cut = cut[: cut.rindex(" ")]

@@ -379,7 +379,7 @@ def test_listing_query_count_is_fixed(app, client, posts, count):
 
 
 def test_card_summary_is_cut_at_a_word():
-    """Grid cards show at most CARD_SUMMARY_LENGTH characters, ending on a whole word."""
+    """A first sentence longer than CARD_SUMMARY_LENGTH is cut at a whole word, with "…"."""
     from blog.web.templating import CARD_SUMMARY_LENGTH, card_summary
 
     assert card_summary("Short and whole.") == "Short and whole."
@@ -387,6 +387,68 @@ def test_card_summary_is_cut_at_a_word():
     cut = card_summary(long)
     assert len(cut) <= CARD_SUMMARY_LENGTH and cut.endswith("word…")
     assert card_summary("x" * 400).endswith("…") and len(card_summary("x" * 400)) <= 160
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Two sentences fit, the third does not: the card ends on the second's full stop.
+        (
+            "We moved the queue to Postgres. Latency fell by half! "
+            + "Then the vacuum settings needed a second look, " * 4,
+            "We moved the queue to Postgres. Latency fell by half!",
+        ),
+        # A quoted sentence ends after its closing quote; "e.g." inside a word run is no end.
+        (
+            'The runbook said "restart it." Nobody did, and the pager stayed quiet all night '
+            + "long while the graphs kept climbing " * 4,
+            'The runbook said "restart it."',
+        ),
+        # A full stop with no space after it (a version, a URL) ends nothing.
+        (
+            "Version 3.2.1 of the agent reads config.yaml at start " + "and again later " * 9,
+            None,
+        ),
+    ],
+    ids=["two-sentences", "quoted", "no-sentence-end"],
+)
+def test_card_summary_keeps_whole_sentences(text, expected):
+    """Cards end a long summary at the last sentence end within the limit, without "…"."""
+    from blog.web.templating import CARD_SUMMARY_LENGTH, card_summary
+
+    cut = card_summary(text)
+    assert len(cut) <= CARD_SUMMARY_LENGTH
+    if expected is None:
+        assert cut.endswith("…")
+    else:
+        assert cut == expected
+
+
+def test_cards_show_the_publish_date_and_updated_as_a_second_note(client, posts):
+    """The list is ordered by publish date, so that is the date a card shows first."""
+    now = utcnow().replace(microsecond=0)
+    published, updated = now - timedelta(days=30), now - timedelta(days=2)
+    posts.create(1, title="Revised", published_at=published, updated_at=updated)
+    card = soup(client.get("/")).select_one("#post-list .card")
+    first, note = card.select("time")
+    assert first["datetime"] == f"{published:%Y-%m-%dT%H:%M:%S}Z"
+    assert card.select_one(".card-updated").get_text(" ", strip=True).startswith("Updated")
+    assert note["datetime"] == f"{updated:%Y-%m-%dT%H:%M:%S}Z"
+
+
+def test_the_list_heading_and_description_sit_above_the_topic_filter(
+    app, client, posts, monkeypatch
+):
+    """SITE_LIST_HEADING and SITE_LIST_DESCRIPTION, escaped, before the filter."""
+    posts.create(2)
+    monkeypatch.setitem(app.config, "SITE_LIST_HEADING", "Field <notes>.")
+    monkeypatch.setitem(app.config, "SITE_LIST_DESCRIPTION", "What we learned & measured.")
+    monkeypatch.setitem(app.config, "PAGE_CACHE", False)
+    section = soup(client.get("/")).select_one("#all-posts")
+    intro = section.select_one(".list-intro")
+    assert intro.select_one(".list-heading").get_text() == "Field <notes>."
+    assert intro.select_one(".list-description").get_text() == "What we learned & measured."
+    assert intro.find_next("nav")["class"] == ["topic-filter"]
 
 
 def test_featured_card_shows_the_whole_summary_and_picks_none(client, posts):
@@ -399,4 +461,4 @@ def test_featured_card_shows_the_whole_summary_and_picks_none(client, posts):
     assert featured.startswith("A long summary") and len(featured) > 200
     assert page.select(".card-pick") and not page.select(".card-pick .card-summary")
     grid = [p.get_text() for p in page.select("#post-list .card-summary")]
-    assert grid and all(len(text) <= 160 and text.endswith("…") for text in grid)
+    assert grid and all(len(text) <= 160 and text.endswith("goes on.") for text in grid)
