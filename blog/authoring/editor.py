@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
@@ -21,12 +24,19 @@ from flask.wrappers import Response
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError, generate_csrf
 from sqlalchemy.orm.exc import StaleDataError
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, Unauthorized
+from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, Unauthorized
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog import markup
 from blog.authoring import revisions, store
-from blog.authoring.forms import MAX_TOPIC_NAME, MAX_TOPICS, ConfirmForm, PostForm, topic_names
+from blog.authoring.forms import (
+    MAX_TOPIC_NAME,
+    MAX_TOPICS,
+    TITLE_MAX,
+    ConfirmForm,
+    PostForm,
+    topic_names,
+)
 from blog.authoring.images import ImageError, image_by_hash, image_url, store_image
 from blog.extensions import csrf, db, login_manager
 from blog.models import (
@@ -42,8 +52,10 @@ from blog.models import (
     scheduled,
     utcnow,
 )
+from blog.reading import listing
 from blog.web import htmx
 from blog.web.errors import error_page
+from blog.web.params import page_number
 from blog.web.templating import in_site_zone
 
 bp = Blueprint("editor", __name__, url_prefix="/editor")
@@ -58,6 +70,10 @@ HTMX_TARGETS = {
     for target in ("post-table", "post-editor", "preview", "slug-hint", "revision-detail")
 }
 FILTERS = {"": "All", DRAFT: "Drafts", store.SCHEDULED: "Scheduled", PUBLISHED: "Published"}
+# The post list's orders, newest first, and how many posts one of its pages holds.
+SORTS = {"changed": "Last change", "published": "Publish date"}
+DEFAULT_SORT = "changed"
+POSTS_PER_LIST_PAGE = 50
 ALERT_TARGET = "#editor-alert"
 NEW_DRAFT = "new-draft"  # the action of "Save as a new draft", offered when a post is gone
 UNPUBLISH = "unpublish"  # the action of "Unpublish (back to draft)"
@@ -82,8 +98,107 @@ def _state_filter(state: str) -> sa.ColumnElement[bool]:
     return live()
 
 
-def posts_in(state: str) -> list[Post]:
-    """Every post in a state (all of them for ""), most recently changed first."""
+@dataclass(frozen=True)
+class ListView:
+    """What the post list shows, as its URL says: a status, a title search, a topic, an
+    author, an order and a page."""
+
+    state: str = ""
+    search: str = ""
+    topic: Topic | None = None
+    author: Author | None = None
+    sort: str = DEFAULT_SORT
+    page: int = 1
+    cut: bool = False  # the search was longer than any title and only its start is used
+
+    def url(self, **changes: Any) -> str:
+        """This view's plain URL with some parts changed; defaults stay out of it."""
+        view = replace(self, **changes)
+        return url_for(
+            "editor.index",
+            status=view.state or None,
+            q=view.search or None,
+            topic=view.topic.slug if view.topic is not None else None,
+            author=view.author.slug if view.author is not None else None,
+            sort=view.sort if view.sort != DEFAULT_SORT else None,
+            page=view.page if view.page > 1 else None,
+        )
+
+    @property
+    def narrowed(self) -> bool:
+        """True when anything but the status narrows the list."""
+        return bool(self.search or self.topic or self.author)
+
+    def conditions(self) -> list[sa.ColumnElement[bool]]:
+        """The SQL conditions of the search, topic and author (the status is apart: the
+        status tabs count each one within these)."""
+        found: list[sa.ColumnElement[bool]] = []
+        if self.search:
+            # LIKE with % and _ (and the escape character) escaped: an editor's % is a %.
+            found.append(Post.title.icontains(self.search, autoescape=True))
+        if self.topic is not None:
+            found.append(listing.in_topic(self.topic))
+        if self.author is not None:
+            found.append(Post.author_id == self.author.id)
+        return found
+
+
+Named = TypeVar("Named", Author, Topic)
+
+
+def _by_slug(slug: str, rows: Sequence[Named], what: str) -> Named | None:
+    """The row among `rows` with this slug, None for "", 400 for one that does not exist."""
+    if not slug:
+        return None
+    for row in rows:
+        if row.slug == slug:
+            return row
+    abort(400, description=f"There is no {what} with that address: choose one from the list.")
+
+
+def list_view(topics: Sequence[Topic], authors: Sequence[Author]) -> ListView:
+    """The post list's view read from the query string (400 for a value it cannot show)."""
+    args = request.args
+    state = args.get("status", "")
+    if state not in FILTERS:
+        abort(400, description="The status filter must be draft, scheduled or published.")
+    sort = args.get("sort", "") or DEFAULT_SORT
+    if sort not in SORTS:
+        abort(
+            400,
+            description="The list sorts by last change or publish date: ?sort=changed "
+            "or ?sort=published.",
+        )
+    search = store.clean_text(args.get("q", "")).strip()
+    cut = len(search) > TITLE_MAX
+    return ListView(
+        state=state,
+        search=search[:TITLE_MAX].strip() if cut else search,
+        topic=_by_slug(args.get("topic", ""), topics, "topic"),
+        author=_by_slug(args.get("author", ""), authors, "author"),
+        sort=sort,
+        page=page_number(),
+        cut=cut,
+    )
+
+
+def state_counts(*conditions: sa.ColumnElement[bool]) -> dict[str, int]:
+    """How many posts each quick filter holds, among those meeting `conditions`."""
+    counts = {
+        state: sa.func.count(Post.id).filter(_state_filter(state)) for state in FILTERS if state
+    }
+    query = sa.select(sa.func.count(Post.id), *counts.values()).where(*conditions)
+    row = db.session.execute(query).one()
+    return dict(zip(["", *counts], row, strict=True))
+
+
+def post_page(view: ListView, total: int) -> listing.Page[Post]:
+    """One page of the list, with each post's author and primary topic in the same query."""
+    newest: sa.UnaryExpression[Any] = (
+        Post.published_at.desc().nulls_last()  # drafts never published come last
+        if view.sort == "published"
+        else Post.modified_at.desc()
+    )
     query = (
         sa.select(Post)
         .options(
@@ -102,20 +217,15 @@ def posts_in(state: str) -> list[Post]:
             so.joinedload(Post.primary_topic),
             so.lazyload(Post.image),
         )
-        .order_by(Post.modified_at.desc(), Post.id.desc())
+        .where(*view.conditions())
+        .order_by(newest, Post.id.desc())
+        .limit(POSTS_PER_LIST_PAGE)
+        .offset((view.page - 1) * POSTS_PER_LIST_PAGE)
     )
-    if state:
-        query = query.where(_state_filter(state))
-    return list(db.session.scalars(query))
-
-
-def state_counts() -> dict[str, int]:
-    """How many posts each quick filter holds."""
-    counts = {
-        state: sa.func.count(Post.id).filter(_state_filter(state)) for state in FILTERS if state
-    }
-    row = db.session.execute(sa.select(sa.func.count(Post.id), *counts.values())).one()
-    return dict(zip(["", *counts], row, strict=True))
+    if view.state:
+        query = query.where(_state_filter(view.state))
+    posts = list(db.session.scalars(query))
+    return listing.Page(posts, view.page, POSTS_PER_LIST_PAGE, total)
 
 
 def post_or_404(post_id: int) -> Post:
@@ -151,20 +261,38 @@ def _private(response: Response) -> Response:
 
 @bp.get("/")
 def index() -> Response:
-    """All posts with their state and dates, filtered by state."""
-    state = request.args.get("status", "")
-    if state not in FILTERS:
-        abort(400, description="The status filter must be draft, scheduled or published.")
-    return htmx.render(
+    """A page of posts with their state and dates: searched by title, filtered by status,
+    topic and author, sorted by last change or publish date."""
+    topics = db.session.scalars(sa.select(Topic).order_by(Topic.position, Topic.name)).all()
+    authors = db.session.scalars(sa.select(Author).order_by(Author.name, Author.id)).all()
+    try:
+        view = list_view(topics, authors)
+        counts = state_counts(*view.conditions())
+        total = counts[view.state]
+        if view.page > listing.last_page(total, POSTS_PER_LIST_PAGE):
+            abort(404, description="That page is past the end of the list.")
+    except BadRequest as error:  # from the editor's own controls: an alert on the page
+        return refusal(error, error.description or "The list cannot show that.")
+    block = htmx.fragment_for(LIST_FRAGMENTS)
+    response = htmx.render(
         "editor/index.html",
-        htmx.fragment_for(LIST_FRAGMENTS),
-        posts=posts_in(state),
-        counts=state_counts(),
-        state=state,
+        block,
+        page=post_page(view, total),
+        view=view,
+        counts=counts,
+        state=view.state,
         filters=FILTERS,
+        sorts=SORTS,
+        title_max=TITLE_MAX,
+        topics=topics,
+        authors=authors,
         state_of=store.state_of,
         now=utcnow(),
     )
+    if block is not None:
+        # The form sends every control, empty ones too: the address bar gets the short URL.
+        response.headers["HX-Push-Url"] = view.url()
+    return response
 
 
 def _form_for(post: Post) -> PostForm:
