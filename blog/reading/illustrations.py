@@ -1,292 +1,273 @@
-"""Deterministic blueprint-style SVG illustrations for posts without an uploaded image."""
+"""Blueprint illustrations for posts without an uploaded image, drawn from what the post says.
+
+The kind of drawing and its labels come from the numbers and words of the title and summary
+("p99 fell from 800 ms to 120 ms" draws two bars labelled with those numbers, "three regions"
+three sites, "queue" a queue); what the text does not settle comes from a hash of the slug.
+The alt text is written from the same `Spec` as the SVG, so the two cannot disagree.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import math
 import random
-from collections.abc import Callable
+import re
 from dataclasses import dataclass
 from functools import lru_cache
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
+
+from blog.reading.drawings import BLUE, INK, KINDS, PAPER, Spec, quoted, text
 
 WIDTH = 640
 HEIGHT = 360
 
-PAPER = "#f7f6f2"
-INK = "#2b2f36"
-BLUE = "#1f5fbf"
-TINT = "#d6e2f5"
-
-_CARDINAL_WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
-_ORDINAL_WORDS = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
-_NUMBERS = tuple(_CARDINAL_WORDS.split())
-_ORDINALS = tuple(_ORDINAL_WORDS.split())
+# Only this much of a title and summary is read: enough for any real one, bounded for others.
+_TITLE_CHARS, _SUMMARY_CHARS = 300, 600
+_VALUE = re.compile(
+    r"(?<![\w.,])(\d{1,6}(?:[.,]\d{1,3})?)(?:\s?(ms|µs|ns|s|%|×|x|gb|mb|kb|tb|k|rps|qps|"
+    r"seconds?|minutes?|hours?|days?|weeks?|months?|years?|times|rows|posts))?(?![\w.,]?\d|\w)",
+    re.IGNORECASE,
+)
+_COUNT_WORDS = "two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
+_COUNTED = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[2-9]|1[0-2])\s+"
+    r"([^\W\d_]{3,})",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_STOP = frozenset(
+    """the and for with from into onto our ours we us how why what when where which who that
+    this these those was were are is be been not nor nobody without instead actually again after
+    before about over under than then them they you your its their there here all any both each
+    every more most less least some such only own same too very can will just one two three four
+    five six seven eight nine ten eleven twelve half twice off out yet but did does doing done
+    has have had via per got get made make makes making took take taught learned stopped still
+    thing things way ways really fine next behind both rather nothing everything whole never
+    ms gb mb kb tb rps qps seconds minutes hours days weeks months years times rows""".split()  # noqa: SIM905
+)
+# Words that choose a kind: a stem of four letters or more matches words it starts; a shorter
+# one matches the word or its plural.
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "bars": (
+        "latency",
+        "faster",
+        "slower",
+        "speed",
+        "cutting",
+        "cut",
+        "shav",
+        "halv",
+        "cost",
+        "bill",
+        "size",
+        "cheaper",
+        "bench",
+        "image",
+    ),
+    "histogram": ("histogram", "distribut", "percentil", "tail", "outlier", "spread", "relevance"),
+    "timeline": (
+        "timeline",
+        "history",
+        "year",
+        "month",
+        "week",
+        "rewrite",
+        "version",
+        "postmortem",
+        "incident",
+        "outage",
+        "bisect",
+        "drill",
+        "schedul",
+        "dates",
+    ),
+    "stack": ("stack", "framework", "dependenc", "library", "packag", "monorepo", "terraform"),
+    "queue": ("queue", "backlog", "consumer", "kafka", "job", "webhook", "message", "batch"),
+    "pool": (
+        "pool",
+        "worker",
+        "connection",
+        "thread",
+        "concurren",
+        "autoscal",
+        "spot",
+        "instance",
+        "rightsiz",
+    ),
+    "grid": ("shard", "partition", "grid", "matrix", "tile", "table", "row", "column", "index"),
+    "flow": ("flag", "decision", "rule", "branch", "guideline", "review", "quarantin", "choos"),
+    "gauge": (
+        "budget",
+        "slo",
+        "sla",
+        "uptime",
+        "limit",
+        "quota",
+        "threshold",
+        "percent",
+        "capacity",
+        "error",
+        "alert",
+        "bloat",
+    ),
+    "tree": ("tree", "hierarch", "component", "schema", "type", "token", "dom", "layout"),
+    "ring": ("ring", "rotat", "cycle", "loop", "circuit", "retry", "retries", "bucket"),
+    "pipeline": (
+        "pipeline",
+        "ci",
+        "build",
+        "deploy",
+        "release",
+        "rollout",
+        "export",
+        "import",
+        "etl",
+        "training",
+        "preview",
+        "replication",
+    ),
+    "nodes": (
+        "region",
+        "zone",
+        "datacenter",
+        "cluster",
+        "replica",
+        "failover",
+        "dns",
+        "edge",
+        "cdn",
+        "kubernetes",
+        "mesh",
+    ),
+    "layers": (
+        "layer",
+        "cache",
+        "caching",
+        "proxy",
+        "tier",
+        "sandbox",
+        "secur",
+        "secret",
+        "store",
+        "storage",
+        "session",
+    ),
+    "wave": (
+        "traffic",
+        "load",
+        "spike",
+        "burst",
+        "signal",
+        "metric",
+        "monitor",
+        "drift",
+        "memory",
+        "leak",
+        "logs",
+        "logging",
+    ),
+    "funnel": ("funnel", "conversion", "search", "filter", "ranking", "signup", "select"),
+    "network": ("service", "api", "client", "microservic", "call", "depend", "model"),
+    "sequence": (
+        "protocol",
+        "handshake",
+        "request",
+        "auth",
+        "login",
+        "idempoten",
+        "timeout",
+        "deadline",
+        "shutdown",
+        "sigterm",
+    ),
+}
 
 
 @dataclass(frozen=True)
 class Illustration:
-    """A standalone SVG document and a one-sentence description of it."""
+    """A standalone SVG document, its alt text, and a short hash of the SVG for its URL."""
 
     svg: str
     alt: str
+    kind: str
+    version: str
 
 
-def _num(n: int) -> str:
-    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+def _matches(word: str, stem: str) -> bool:
+    return word.startswith(stem) if len(stem) > 3 else word in (stem, stem + "s")
 
 
-def _ord(index: int) -> str:
-    return _ORDINALS[index] if 0 <= index < len(_ORDINALS) else f"{index + 1}th"
+def _kind_of(words: list[str]) -> str | None:
+    """The first kind one of the words asks for, in the order the words come."""
+    for word in words:
+        for kind, stems in KEYWORDS.items():
+            if any(_matches(word, stem) for stem in stems):
+                return kind
+    return None
 
 
-def _f(x: float) -> str:
-    return f"{x:.1f}".rstrip("0").rstrip(".")
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _COUNT_WORDS.index(word.lower()) + 2
 
 
-def _part(accent: bool = False, base: str = "part") -> str:
-    if accent:
-        return f'class="{base} accent" stroke="{BLUE}" fill="{TINT}"'
-    return f'class="{base}"'
-
-
-def _link(accent: bool = False) -> str:
-    return f'class="link accent" stroke="{BLUE}"' if accent else 'class="link"'
-
-
-def _arrow(x1: float, x2: float, y: float, attrs: str) -> str:
-    """Horizontal arrow from x1 to x2 with its head at x2, as one path."""
-    s = 1 if x2 > x1 else -1
-    hx = x2 - 7 * s
-    d = f"M{_f(x1)} {_f(y)}H{_f(x2)}M{_f(hx)} {_f(y - 5)}L{_f(x2)} {_f(y)}L{_f(hx)} {_f(y + 5)}"
-    return f'<path {attrs} fill="none" d="{d}"/>'
-
-
-def _rect(x: float, y: float, w: float, h: float, attrs: str) -> str:
-    return f'<rect {attrs} x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(h)}" rx="4"/>'
-
-
-def _circle(cx: float, cy: float, r: float, attrs: str) -> str:
-    return f'<circle {attrs} cx="{_f(cx)}" cy="{_f(cy)}" r="{_f(r)}"/>'
-
-
-def _line(x1: float, y1: float, x2: float, y2: float, attrs: str) -> str:
-    return f'<line {attrs} x1="{_f(x1)}" y1="{_f(y1)}" x2="{_f(x2)}" y2="{_f(y2)}"/>'
-
-
-def _pipeline(rng: random.Random) -> tuple[str, str]:
-    n = rng.randint(3, 5)
-    accent = rng.randrange(n)
-    gap = rng.randint(36, 60)
-    w = (560 - (n - 1) * gap) / n
-    h = rng.randint(60, 110)
-    y = 180 - h / 2
-    parts = []
-    for i in range(n):
-        x = 40 + i * (w + gap)
-        parts.append(_rect(x, y, w, h, _part(i == accent)))
-        if i < n - 1:
-            parts.append(_arrow(x + w + 4, x + w + gap - 4, 180, _link()))
-    alt = (
-        f"Blueprint drawing of a pipeline of {_num(n)} boxes joined by arrows, "
-        f"the {_ord(accent)} in blue."
-    )
-    return "".join(parts), alt
-
-
-def _stack(rng: random.Random) -> tuple[str, str]:
-    n = rng.randint(3, 6)
-    accent = rng.randrange(n)
-    taper = rng.random() < 0.5
-    gap = 8
-    h = (240 - (n - 1) * gap) / n
-    step = rng.randint(30, 50)
-    parts = []
-    for i in range(n):
-        w = 460 - (n - 1 - i) * step if taper else 400
-        parts.append(_rect(320 - w / 2, 60 + i * (h + gap), w, h, _part(i == accent)))
-    shape = "narrowing toward the top" if taper else "of equal width"
-    alt = (
-        f"Blueprint drawing of a stack of {_num(n)} layers {shape}, "
-        f"the {_ord(accent)} from the top in blue."
-    )
-    return "".join(parts), alt
-
-
-def _near_segment(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-    (px, py), (ax, ay), (bx, by) = p, a, b
-    dx, dy = bx - ax, by - ay
-    t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)))
-    return math.hypot(px - ax - t * dx, py - ay - t * dy)
-
-
-def _clear(pts: list[tuple[float, float]], i: int, j: int, r: float) -> bool:
-    """True when the edge i-j passes clear of every other node."""
-    return all(
-        _near_segment(p, pts[i], pts[j]) > r + 6 for k, p in enumerate(pts) if k not in (i, j)
-    )
-
-
-def _graph(rng: random.Random) -> tuple[str, str]:
-    n = rng.randint(4, 7)
-    r = rng.randint(16, 22)
-    hub = rng.randrange(n)
-    for _ in range(100):
-        cells = rng.sample(range(12), n)
-        pts = [
-            (125 + (c % 4) * 130 + rng.uniform(-20, 20), 70 + (c // 4) * 110 + rng.uniform(-12, 12))
-            for c in cells
-        ]
-        if all(_clear(pts, hub, k, r) for k in range(n) if k != hub):
-            break
-    edges = [(hub, k) for k in range(n) if k != hub]
-    degree = [1] * n
-    degree[hub] = n - 1
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if hub not in (i, j)]
-    rng.shuffle(pairs)
-    for i, j in pairs[: rng.randint(1, n - 2)]:
-        # Keep the hub strictly the best-connected node.
-        if max(degree[i], degree[j]) + 1 < n - 1 and _clear(pts, i, j, r):
-            edges.append((i, j))
-            degree[i] += 1
-            degree[j] += 1
-    body = [_line(*pts[i], *pts[j], _link()) for i, j in edges]
-    body += [_circle(x, y, r, _part(k == hub)) for k, (x, y) in enumerate(pts)]
-    alt = (
-        f"Blueprint drawing of a network of {_num(n)} nodes and {_num(len(edges))} edges, "
-        "the best-connected node in blue."
-    )
-    return "".join(body), alt
-
-
-def _bars(rng: random.Random) -> tuple[str, str]:
-    n = rng.randint(4, 9)
-    trend = rng.choice(("rising", "falling", "uneven"))
-    heights = rng.sample(range(40, 241, 12), n)
-    if trend != "uneven":
-        heights.sort(reverse=trend == "falling")
-    tallest = heights.index(max(heights))
-    slot = 500 / n
-    w = slot * rng.uniform(0.5, 0.7)
-    body = ['<path class="axis" fill="none" d="M60 40V300H600"/>']
-    for i, h in enumerate(heights):
-        x = 80 + i * slot + (slot - w) / 2
-        body.append(_rect(x, 300 - h, w, h, _part(i == tallest)))
-    if trend == "uneven":
-        alt = (
-            f"Blueprint drawing of a bar chart of {_num(n)} bars of uneven height, "
-            f"the tallest, {_ord(tallest)} from the left, in blue."
+def read_post(slug: str, title: str = "", summary: str = "") -> Spec:
+    """What the post's words ask to be drawn; the slug's hash settles the rest."""
+    seed = int.from_bytes(hashlib.sha256(slug.encode("utf-8", "replace")).digest()[:8], "big")
+    wording = f"{title[:_TITLE_CHARS]} \n {summary[:_SUMMARY_CHARS]}"
+    values: list[str] = []
+    for match in _VALUE.finditer(wording):
+        number, unit = match.groups()
+        value = f"{number}{unit}" if unit in ("%", "x", "×") else f"{number} {unit or ''}".strip()
+        if value not in values and len(values) < 5:
+            values.append(value)
+    words = [w.lower() for w in _WORD.findall(wording)]
+    labels = list(dict.fromkeys(w[:12] for w in words if w not in _STOP))[:6]
+    counted = _COUNTED.search(wording)
+    kind = _kind_of(words)
+    if kind is None:
+        kind = (
+            "bars" if len(values) >= 2 else "nodes" if counted else sorted(KINDS)[seed % len(KINDS)]
         )
-    else:
-        alt = (
-            f"Blueprint drawing of a bar chart of {_num(n)} bars {trend} "
-            "from left to right, the tallest in blue."
+    return settle(
+        Spec(
+            kind,
+            _count(counted[1]) if counted else 0,
+            seed >> 8,
+            tuple(labels),
+            tuple(values),
+            seed,
         )
-    return "".join(body), alt
-
-
-def _tree(rng: random.Random) -> tuple[str, str]:
-    k = rng.randint(2, 4)
-    branch = rng.randrange(k)
-    g = rng.randint(2, 3)
-    w, h = rng.randint(64, 84), rng.randint(34, 44)
-    root = (320, 60)
-    children = [(40 + (i + 0.5) * 560 / k, 170) for i in range(k)]
-    bx = min(max(children[branch][0], 40 + g * 40), 600 - g * 40)
-    grand = [(bx + (j - (g - 1) / 2) * 80, 280) for j in range(g)]
-    gw = 64
-
-    def elbow(p: tuple[float, float], c: tuple[float, float]) -> str:
-        mid = (p[1] + c[1]) / 2
-        d = f"M{_f(p[0])} {_f(p[1] + h / 2)}V{_f(mid)}H{_f(c[0])}V{_f(c[1] - h / 2)}"
-        return f'<path {_link()} fill="none" d="{d}"/>'
-
-    body = [elbow(root, c) for c in children]
-    body += [elbow(children[branch], c) for c in grand]
-    body.append(_rect(root[0] - w / 2, root[1] - h / 2, w, h, _part()))
-    body += [
-        _rect(x - w / 2, y - h / 2, w, h, _part(i == branch)) for i, (x, y) in enumerate(children)
-    ]
-    body += [_rect(x - gw / 2, y - h / 2, gw, h, _part()) for x, y in grand]
-    alt = (
-        f"Blueprint drawing of a tree: a root with {_num(k)} children, the {_ord(branch)} "
-        f"in blue with {_num(g)} children of its own."
     )
-    return "".join(body), alt
 
 
-def _sequence(rng: random.Random) -> tuple[str, str]:
-    lanes = rng.randint(2, 4)
-    m = rng.randint(3, 6)
-    accent = rng.randrange(m)
-    xs = [80 + (i + 0.5) * 480 / lanes for i in range(lanes)]
-    body = [
-        f'<g class="part">{_rect(x - 40, 36, 80, 30, "")}'
-        f'<path fill="none" stroke-dasharray="6 5" d="M{_f(x)} 66V324"/></g>'
-        for x in xs
-    ]
-    for i in range(m):
-        a, b = rng.sample(range(lanes), 2)
-        y = 100 + i * 200 / (m - 1)
-        body.append(_arrow(xs[a], xs[b], y, _link(i == accent)))
-    alt = (
-        f"Blueprint drawing of a sequence diagram: {_num(lanes)} lifelines exchanging "
-        f"{_num(m)} messages, the {_ord(accent)} in blue."
+def settle(spec: Spec) -> Spec:
+    """The spec with its count inside what its kind can draw, and its accent among the parts.
+
+    A count of 0 lets the seed choose. Anything that makes a `Spec` (a future front-matter
+    field, say) goes through here, so a drawing never gets numbers it cannot show.
+    """
+    if spec.kind not in KINDS:
+        raise ValueError(f"no drawing of kind {spec.kind!r}")
+    span = KINDS[spec.kind][1]
+    count = (
+        min(max(spec.count, span.start), span.stop - 1)
+        if spec.count
+        else span[spec.seed % len(span)]
     )
-    return "".join(body), alt
+    return dataclasses.replace(spec, count=count, accent=spec.accent % count)
 
 
-def _ring(rng: random.Random) -> tuple[str, str]:
-    n = rng.randint(5, 10)
-    hub = rng.random() < 0.5
-    big = rng.randint(105, 125)
-    r = rng.randint(14, 19)
-    pts = [
-        (320 + big * math.sin(2 * math.pi * i / n), 180 - big * math.cos(2 * math.pi * i / n))
-        for i in range(n)
-    ]
-    body = [_line(*pts[i], *pts[(i + 1) % n], _link()) for i in range(n)]
-    if hub:
-        body += [_line(320, 180, x, y, 'class="spoke"') for x, y in pts]
-        body.append(_circle(320, 180, r + 8, _part(True, "hub")))
-    body += [_circle(x, y, r, _part(not hub and i == 0)) for i, (x, y) in enumerate(pts)]
-    if hub:
-        alt = (
-            f"Blueprint drawing of {_num(n)} nodes joined in a ring, each with a spoke "
-            "to a central hub in blue."
-        )
-    else:
-        alt = f"Blueprint drawing of {_num(n)} nodes joined in a ring, the top node in blue."
-    return "".join(body), alt
+def illustration(
+    slug: str,
+    title: str = "",
+    summary: str = "",
+    site: str = "Fieldnotes",
+    spec: Spec | None = None,
+) -> Illustration:
+    """The drawing for a post: from `spec` when one is given, else from its slug and words."""
+    spec = settle(spec) if spec is not None else read_post(slug, title, summary)
+    return _drawn(spec, site)
 
-
-def _queue(rng: random.Random) -> tuple[str, str]:
-    n = rng.randint(5, 10)
-    k = rng.randint(1, n - 2)
-    w = min(52, 400 / n)
-    h = rng.randint(56, 80)
-    x0 = 320 - n * w / 2
-    body = [_rect(x0 + i * w, 180 - h / 2, w, h, _part(i < k)) for i in range(n)]
-    body.append(_arrow(x0 - 10, x0 - 70, 180, _link()))
-    body.append(_arrow(x0 + n * w + 70, x0 + n * w + 10, 180, _link()))
-    filled = "leftmost cell" if k == 1 else f"{_num(k)} leftmost cells"
-    alt = (
-        f"Blueprint drawing of a queue of {_num(n)} cells, arrows in at the right and out "
-        f"at the left, the {filled} in blue."
-    )
-    return "".join(body), alt
-
-
-MOTIFS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
-    "pipeline": _pipeline,
-    "stack": _stack,
-    "graph": _graph,
-    "bars": _bars,
-    "tree": _tree,
-    "sequence": _sequence,
-    "ring": _ring,
-    "queue": _queue,
-}
 
 _GRID = "".join(f"M{x} 0V{HEIGHT}" for x in range(20, WIDTH, 20)) + "".join(
     f"M0 {y}H{WIDTH}" for y in range(20, HEIGHT, 20)
@@ -297,21 +278,33 @@ _MAJOR = "".join(f"M{x} 0V{HEIGHT}" for x in range(80, WIDTH, 80)) + "".join(
 
 
 @lru_cache(maxsize=4096)
-def illustration(seed: str) -> Illustration:
-    """Return the blueprint illustration for a seed (normally a post slug)."""
-    digest = hashlib.sha256(seed.encode("utf-8")).digest()
-    rng = random.Random(int.from_bytes(digest[:16], "big"))
-    name = rng.choice(sorted(MOTIFS))
-    body, alt = MOTIFS[name](rng)
+def _drawn(spec: Spec, site: str) -> Illustration:
+    """The SVG and alt text of one spec (cached: the same spec always draws the same)."""
+    draw, _, suggests = KINDS[spec.kind]
+    body, what = draw(spec, random.Random(spec.seed))
+    unshown = [v for v in spec.values if f"“{v}”" not in what][:3]
+    caption = " · ".join([f"FIG. {spec.kind.upper()}", *unshown])
+    if unshown:
+        said = f"The caption in the corner reads {spec.kind} and gives {quoted(unshown)}."
+    else:
+        said = f"The caption in the corner names it a {spec.kind} drawing."
+    alt = (
+        f"{site} illustration: a blueprint drawing, in blue and dark ink on a pale grid, of "
+        f"{what}. {said} It suggests a post about {suggests}."
+    )
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label={quoteattr(alt)}>'
+        f"<title>{escape(alt)}</title>"
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="{PAPER}"/>'
         f'<path fill="none" stroke="{BLUE}" stroke-opacity=".08" d="{_GRID}"/>'
         f'<path fill="none" stroke="{BLUE}" stroke-opacity=".16" d="{_MAJOR}"/>'
         f'<rect x="12" y="12" width="{WIDTH - 24}" height="{HEIGHT - 24}" fill="none" '
         f'stroke="{BLUE}" stroke-opacity=".4"/>'
-        f'<g class="motif motif-{name}" fill="{PAPER}" stroke="{INK}" stroke-width="2" '
-        f'stroke-linecap="round" stroke-linejoin="round">{body}</g></svg>'
+        f'<g class="motif motif-{spec.kind}" fill="{PAPER}" stroke="{INK}" stroke-width="2" '
+        f'stroke-linecap="round" stroke-linejoin="round" '
+        f'font-family="ui-monospace, Menlo, Consolas, monospace">{body}'
+        f"{text(26, 336, caption, 'start', 11)}</g></svg>"
     )
-    return Illustration(svg=svg, alt=alt)
+    version = hashlib.sha256(svg.encode("utf-8")).hexdigest()[:16]
+    return Illustration(svg=svg, alt=alt, kind=spec.kind, version=version)
