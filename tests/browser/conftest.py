@@ -475,7 +475,7 @@ def site(live_server: LiveServer, editor_account: EditorAccount) -> Site:
     links = home.select(".topic-filter a")
     topics = [
         TopicLink(
-            slug=str(link.get("href") or "").removeprefix("/topics/"),
+            slug=str(link.get("href") or "").split("#")[0].removeprefix("/topics/"),
             name=_first_text(link),
             count=_post_count(live_server, link),
         )

@@ -17,6 +17,12 @@ def plain_page(open_page: OpenPage) -> Page:
     return open_page(java_script_enabled=False)
 
 
+def assert_list_in_view(page: Page) -> None:
+    """The list's heading is at the top of the window, where the reader lands."""
+    top = page.evaluate("document.getElementById('all-posts').getBoundingClientRect().top")
+    assert abs(top) < 5, f"the list starts {top} px from the top of the window"
+
+
 def test_filter_and_pages_through_links(plain_page: Page, site: Site):
     """Topic links and "read more" load full pages, each with the right cards and counter."""
     topic = site.biggest_topic
@@ -27,7 +33,9 @@ def test_filter_and_pages_through_links(plain_page: Page, site: Site):
     assert request.value.is_navigation_request()
     assert "hx-request" not in request.value.headers
     plain_page.wait_for_load_state()
-    assert plain_page.url.endswith(f"/topics/{topic.slug}")
+    # The link lands on the list, not at the top of the page.
+    assert plain_page.url.endswith(f"/topics/{topic.slug}#all-posts")
+    assert_list_in_view(plain_page)
     expect(plain_page.locator(f"#filter-{topic.slug}")).to_have_attribute("aria-current", "page")
     seen: list[str] = []
     number = 1
@@ -44,7 +52,8 @@ def test_filter_and_pages_through_links(plain_page: Page, site: Site):
         number += 1
         with plain_page.expect_navigation():
             more.click()
-        assert plain_page.url.endswith(f"/topics/{topic.slug}?page={number}")
+        assert plain_page.url.endswith(f"/topics/{topic.slug}?page={number}#all-posts")
+        assert_list_in_view(plain_page)
     assert len(seen) == topic.count
 
 

@@ -56,6 +56,30 @@ def test_short_listing_shows_everything(client, posts):
 
 
 @pytest.mark.parametrize(
+    ("url", "newer"),
+    [
+        ("/", None),
+        ("/?page=2", "/#all-posts"),
+        ("/?page=6", "/?page=5#all-posts"),
+        ("/topics/databases?page=2", "/topics/databases#all-posts"),
+    ],
+)
+def test_a_page_opened_directly_links_to_the_newer_posts_above_the_list(client, posts, url, newer):
+    """A reload or a shared link at ?page=N shows that page's cards and a way back to the
+    newer ones, above the list; page 1 and read-more fragments have none."""
+    posts.topics("Databases")
+    posts.create(80, topics=("Databases",))
+    page = soup(client.get(url))
+    link = page.select_one("#all-posts .newer a")
+    if newer is None:
+        assert link is None
+    else:
+        assert link["href"] == newer and link.find_next("ol")["id"] == "post-list"
+    if url != "/":
+        assert soup(client.get(url, headers=HTMX_MORE)).select_one(".newer") is None
+
+
+@pytest.mark.parametrize(
     ("number", "counter_text", "first", "cards", "next_page"),
     [
         (1, "Showing 1–12 of 99 posts", 1, 12, 2),
@@ -75,7 +99,7 @@ def test_pages_of_a_long_listing(client, posts, number, counter_text, first, car
     if next_page is None:
         assert more is None
     else:
-        assert more["href"] == f"/?page={next_page}"
+        assert more["href"] == f"/?page={next_page}#all-posts"  # no JavaScript: to the list
         assert more["data-hx-get"] == f"/?page={next_page}"
         assert shown_text(more) == "read more"
 
@@ -131,7 +155,7 @@ def test_topic_listing_filters_and_pages(client, posts):
     assert len(card_titles(page)) == 5
     page = soup(client.get("/topics/databases"))
     assert counter(page) == "Showing 1–12 of 18 posts"
-    assert page.select_one(".read-more")["href"] == "/topics/databases?page=2"
+    assert page.select_one(".read-more")["href"] == "/topics/databases?page=2#all-posts"
     assert spoken_name(page.select_one(".read-more")) == "read more posts about Databases"
     page = soup(client.get("/topics/databases?page=2"))
     assert counter(page) == "Showing 13–18 of 18 posts"
@@ -150,9 +174,14 @@ def test_topic_filter_lists_topics_with_posts_in_order(client, posts):
         "Reliability 3",
         "Databases 5",
     ]
-    assert [a["href"] for a in links] == ["/", "/topics/reliability", "/topics/databases"]
+    assert [a["href"] for a in links] == [
+        "/#all-posts",
+        "/topics/reliability#all-posts",
+        "/topics/databases#all-posts",
+    ]
+    assert [a["data-hx-get"] for a in links] == ["/", "/topics/reliability", "/topics/databases"]
     current = page.select('.topic-filter a[aria-current="page"]')
-    assert [a["href"] for a in current] == ["/topics/reliability"]
+    assert [a["href"] for a in current] == ["/topics/reliability#all-posts"]
     assert page.select_one("#filter-label").get_text(strip=True) == "Filter by topic"
 
 
@@ -263,7 +292,7 @@ def test_read_more_answers_with_the_next_cards_only(client, posts):
     posts.create(30)
     response = client.get("/?page=2", headers=HTMX_MORE)
     body = response.get_data(as_text=True)
-    assert "<html" not in body and "all-posts" not in body
+    assert "<html" not in body and 'id="all-posts"' not in body
     page = soup(response)
     assert [li.select_one(".card-title a").get_text() for li in page.find_all("li")] == [
         f"Post number {n}" for n in range(13, 25)
