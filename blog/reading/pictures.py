@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 import sqlalchemy as sa
-from flask import Blueprint, abort, current_app, url_for
+from flask import Blueprint, abort, current_app, request, url_for
 from flask.wrappers import Response
 
 from blog.authoring.images import image_url
@@ -14,6 +14,8 @@ from blog.extensions import db
 from blog.models import Post, live
 from blog.reading.illustrations import HEIGHT, WIDTH, Illustration, illustration
 from blog.reading.listing import Card
+from blog.web.headers import public_cache_control
+from blog.web.static import STATIC_MAX_AGE
 
 bp = Blueprint("art", __name__)
 
@@ -39,6 +41,11 @@ def drawing_for(slug: str, title: str = "", summary: str = "") -> Illustration:
     return illustration(slug, title, summary, site=current_app.config["SITE_NAME"])
 
 
+def illustration_url(slug: str, drawing: Illustration) -> str:
+    """The one address of a drawing: it names the SVG's hash, so it can be kept for good."""
+    return url_for("art.illustration_svg", slug=slug, v=drawing.version)
+
+
 def picture(post: Post | Card) -> Picture:
     """The post's uploaded image with its alt text, or its generated illustration."""
     image = post.image
@@ -52,7 +59,7 @@ def picture(post: Post | Card) -> Picture:
         )
     drawing = drawing_for(post.slug, post.title, post.excerpt)
     return Picture(
-        src=url_for("art.illustration_svg", slug=post.slug),
+        src=illustration_url(post.slug, drawing),
         alt=drawing.alt,
         width=WIDTH,
         height=HEIGHT,
@@ -70,10 +77,28 @@ def _served_drawing(slug: str) -> Illustration:
 
 @bp.get("/illustrations/<slug>.svg")
 def illustration_svg(slug: str) -> Response:
-    """The drawing of the slug's live post (or of the slug alone): cached for a day."""
+    """A post's drawing. At its current `?v=` it is immutable for a year; an old `v` is sent
+    on to the current address, and no `v` gets the short revalidated cache of pages."""
     if not SLUG.fullmatch(slug):
         abort(404)
-    response = Response(_served_drawing(slug).svg, mimetype="image/svg+xml")
-    response.cache_control.public = True
-    response.cache_control.max_age = 86400
+    drawing = _served_drawing(slug)
+    asked = request.args.get("v")
+    if asked is not None and asked != drawing.version:
+        moved = Response(status=302, headers={"Location": illustration_url(slug, drawing)})
+        public_cache_control(moved)
+        return moved
+    response = Response(drawing.svg, mimetype="image/svg+xml")
+    response.set_etag(drawing.version)  # strong: one body, compressed variants get a suffix
+    if asked is None:
+        public_cache_control(response)
+    else:
+        response.cache_control.public = True
+        response.cache_control.max_age = STATIC_MAX_AGE
+        response.cache_control.immutable = True
+    # Compression suffixes the ETag ("<hash>:br"), and either form names this body.
+    held = {tag.partition(":")[0] for tag in request.if_none_match.as_set(include_weak=True)}
+    if drawing.version in held or request.if_none_match.star_tag:
+        response.status_code = 304
+        response.set_data(b"")
+        response.headers.pop("Content-Type", None)
     return response

@@ -18,6 +18,7 @@ from blog.reading.drawings import KINDS, Spec
 from blog.reading.pictures import picture
 
 SVG = "{http://www.w3.org/2000/svg}"
+YEAR = "public, max-age=31536000, immutable"
 
 TITLES = [
     "p99 fell from 800 ms to 120 ms",
@@ -199,6 +200,49 @@ def test_the_demo_first_three_pages_have_no_two_drawings_alike(app, client, runn
         assert len({alt for _, alt, _ in shown}) == len({src for src, _, _ in shown}), n
         seen += distinct
     assert len({svg for _, svg in seen}) == len(set(seen))
+
+
+def test_versioned_url_is_immutable_with_a_strong_etag(app, client, posts):
+    """The page names the SVG's hash; that URL is kept a year and answers 304 to its ETag,
+    also in the compressed form's suffixed ETag."""
+    (slug,) = posts.create(1, title="p99 fell from 800 ms to 120 ms")
+    src = page_drawings(client, "/")[0][0]
+    version = ill.illustration(
+        slug, "p99 fell from 800 ms to 120 ms", "Summary of post 1.", "Fieldnotes"
+    ).version
+    assert src == f"/illustrations/{slug}.svg?v={version}"
+    response = client.get(src)
+    assert response.status_code == 200 and response.mimetype == "image/svg+xml"
+    assert response.headers["Cache-Control"] == YEAR
+    assert response.headers["ETag"] == f'"{version}"'
+    again = client.get(src, headers={"If-None-Match": f'"{version}"'})
+    assert again.status_code == 304 and again.get_data() == b""
+    assert again.headers["Cache-Control"] == YEAR
+    squeezed = client.get(src, headers={"Accept-Encoding": "br"})
+    assert squeezed.headers.get("Content-Encoding") == "br"
+    etag = squeezed.headers["ETag"]
+    assert client.get(src, headers={"If-None-Match": etag}).status_code == 304
+    assert client.get(src, headers={"If-None-Match": '"other"'}).status_code == 200
+
+
+def test_an_old_hash_is_sent_to_the_current_drawing(app, client, posts):
+    """After the title changes, the old URL redirects to the new one and is never immutable;
+    the bare URL serves the current drawing with a short cache."""
+    (slug,) = posts.create(1, title="Failover across three regions")
+    old = page_drawings(client, "/")[0][0]
+    with app.app_context():
+        post = db.session.scalars(sa.select(Post).where(Post.slug == slug)).one()
+        post.title = "Failover across five regions"
+        db.session.commit()
+    new, alt, svg = page_drawings(client, "/")[0]
+    assert new != old and "five sites" in alt
+    moved = client.get(old)
+    assert moved.status_code == 302 and moved.headers["Location"].endswith(new)
+    assert "immutable" not in moved.headers["Cache-Control"]
+    assert client.get(new).get_data() == svg
+    bare = client.get(f"/illustrations/{slug}.svg")
+    assert bare.status_code == 200 and bare.get_data() == svg
+    assert "immutable" not in bare.headers["Cache-Control"] and bare.headers["ETag"]
 
 
 def test_unknown_slugs_get_the_slug_drawing_and_odd_ones_404(client):
