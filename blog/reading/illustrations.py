@@ -265,8 +265,15 @@ def illustration(
     spec: Spec | None = None,
 ) -> Illustration:
     """The drawing for a post: from `spec` when one is given, else from its slug and words."""
-    spec = settle(spec) if spec is not None else read_post(slug, title, summary)
-    return _drawn(spec, site)
+    if spec is not None:
+        return _drawn(settle(spec), site)
+    return _from_words(slug, title[:_TITLE_CHARS], summary[:_SUMMARY_CHARS], site)
+
+
+@lru_cache(maxsize=4096)
+def _from_words(slug: str, title: str, summary: str, site: str) -> Illustration:
+    """illustration, cached on the words read: every card of every listing asks for one."""
+    return _drawn(read_post(slug, title, summary), site)
 
 
 _GRID = "".join(f"M{x} 0V{HEIGHT}" for x in range(20, WIDTH, 20)) + "".join(
