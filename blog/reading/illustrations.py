@@ -43,6 +43,8 @@ _STOP = frozenset(
     five six seven eight nine ten eleven twelve half twice off out yet but did does doing done
     has have had via per got get made make makes making took take taught learned stopped still
     thing things way ways really fine next behind both rather nothing everything whole never
+    could would should might must may also even much many new use used using find found going
+    went right first last like know
     ms gb mb kb tb rps qps seconds minutes hours days weeks months years times rows""".split()  # noqa: SIM905
 )
 # Words that choose a kind: a stem of four letters or more matches words it starts; a shorter
@@ -218,7 +220,7 @@ def read_post(slug: str, title: str = "", summary: str = "") -> Spec:
     for match in _VALUE.finditer(wording):
         number, unit = match.groups()
         value = f"{number}{unit}" if unit in ("%", "x", "×") else f"{number} {unit or ''}".strip()
-        if value not in values and len(values) < 5:
+        if len(values) < 5 and not any(v.partition(" ")[0] == number for v in values):
             values.append(value)
     words = [w.lower() for w in _WORD.findall(wording)]
     labels = list(dict.fromkeys(w[:12] for w in words if w not in _STOP))[:6]
