@@ -256,7 +256,11 @@ def settle(spec: Spec) -> Spec:
         if spec.count
         else span[spec.seed % len(span)]
     )
-    return dataclasses.replace(spec, count=count, accent=spec.accent % count)
+    labels = tuple(label[:12] for label in spec.labels[:6])
+    values = tuple(value[:12] for value in spec.values[:5])
+    return dataclasses.replace(
+        spec, count=count, accent=spec.accent % count, labels=labels, values=values
+    )
 
 
 def illustration(

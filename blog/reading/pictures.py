@@ -12,6 +12,7 @@ from flask.wrappers import Response
 from blog.authoring.images import image_url
 from blog.extensions import db
 from blog.models import Post, live
+from blog.reading.drawings import Spec
 from blog.reading.illustrations import HEIGHT, WIDTH, Illustration, illustration
 from blog.reading.listing import Card
 from blog.web.headers import public_cache_control
@@ -33,12 +34,16 @@ class Picture:
     type: str  # the media type, for previews
 
 
-def drawing_for(slug: str, title: str = "", summary: str = "") -> Illustration:
+def drawing_for(
+    slug: str, title: str = "", summary: str = "", spec: Spec | None = None
+) -> Illustration:
     """A post's generated drawing, from the words cards show (title and excerpt).
 
-    The hook for a drawing chosen by hand: pass a `drawings.Spec` on to `illustration`.
+    `spec` is the hook for a drawing chosen by hand (a future `illustration:` field): given,
+    it is drawn instead of what the words ask for. Pass it here from both `picture` and the
+    route, so the page and the SVG agree.
     """
-    return illustration(slug, title, summary, site=current_app.config["SITE_NAME"])
+    return illustration(slug, title, summary, site=current_app.config["SITE_NAME"], spec=spec)
 
 
 def illustration_url(slug: str, drawing: Illustration) -> str:

@@ -163,6 +163,9 @@ def test_a_spec_overrides_what_the_words_say():
     spec = Spec("queue", 99, 7, ("inbox",), ("5 s",), 42)
     drawing = ill.illustration("any", "Three regions", spec=spec)
     assert drawing.kind == "queue" and "inbox" in labels(drawing.svg)
+    huge = ill.illustration("any", spec=Spec("stack", 3, -1, ("<b>" * 999,) * 99, (), 1))
+    assert len(labels(huge.svg)[0]) <= 12 and 37 <= words(huge.alt) <= 88
+    assert "&lt;b&gt;" in huge.svg and "<b>" not in huge.svg
     with pytest.raises(ValueError):
         ill.illustration("any", spec=dataclasses.replace(spec, kind="teapot"))
 
