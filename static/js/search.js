@@ -1,10 +1,6 @@
-// Keyboard and history care for search as you type (the header box in _search_box.html).
-// - The first search from another page pushes a history entry; later keystrokes replace it,
-//   so Back leaves the results instead of replaying every prefix that was typed.
-// - Enter or the Search button moves focus to the results heading; typing keeps it in the box.
-// - "read more" on the results moves focus to the first new result, like the listing.
-// - The box's text follows the address when history is restored.
-// - Typing on a results page keeps its topic; "All topics" adds no empty topic= to the address.
+// Search as you type (_search_box.html): one history entry per search, not per keystroke;
+// Enter focuses the results heading; the box follows the address on Back; the results'
+// topic is kept, and never sent empty. (site.js focuses results that "read more" adds.)
 (function () {
   "use strict";
 
@@ -19,13 +15,9 @@
   function syncHistoryMode() {
     var form = box();
     if (!form) return;
-    if (onSearchPage()) {
-      form.removeAttribute("data-hx-push-url");
-      form.setAttribute("data-hx-replace-url", "true");
-    } else {
-      form.removeAttribute("data-hx-replace-url");
-      form.setAttribute("data-hx-push-url", "true");
-    }
+    var results = onSearchPage();
+    form.removeAttribute(results ? "data-hx-push-url" : "data-hx-replace-url");
+    form.setAttribute(results ? "data-hx-replace-url" : "data-hx-push-url", "true");
   }
 
   function syncBoxText() {
@@ -35,7 +27,6 @@
     if (input.value !== text) input.value = text;
   }
 
-  // An empty topic ("All topics") stays out of the address, so shared links stay short.
   document.addEventListener("htmx:configRequest", function (event) {
     var params = event.detail.parameters;
     var form = box();
@@ -47,8 +38,7 @@
     if (params.topic === "") delete params.topic;
   });
 
-  // Enter fires both the form's submit and the box's "search" event (so does clearing the
-  // box with its x button, which leaves it empty and keeps the focus where it is).
+  // Enter fires submit and "search"; clearing the box (its x) fires "search" empty.
   function wasSubmitted(config) {
     if (!config) return false;
     var trigger = config.triggeringEvent;
@@ -56,23 +46,9 @@
     return Boolean(trigger && trigger.type === "search" && config.elt.value);
   }
 
-  var resultsBefore = 0;
-
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var target = event.detail.target;
-    if (target && target.id === "result-list") resultsBefore = target.children.length;
-  });
-
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.target;
-    if (!target) return;
-    if (target.id === "result-list") {
-      var firstNew = target.children[resultsBefore];
-      var link = firstNew && firstNew.querySelector(".card-title a");
-      if (link) link.focus();
-      return;
-    }
-    if (target.id === "main" && wasSubmitted(event.detail.requestConfig)) {
+    if (target && target.id === "main" && wasSubmitted(event.detail.requestConfig)) {
       var heading = document.getElementById("search-title");
       if (heading) heading.focus();
     }

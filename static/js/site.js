@@ -1,7 +1,8 @@
-// Listing swaps: after read more, focus moves to the first new card; after a topic swap,
-// #listing-status (aria-live) says what the list now holds.
+// After "read more" (posts or results), focus goes to the first new card; after a topic
+// swap, #listing-status (aria-live) says what the list now holds.
 (function () {
   "use strict";
+  var LISTS = ["post-list", "result-list"];
   var countBefore = 0;
 
   function text(el) {
@@ -10,9 +11,7 @@
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
-    if (target && target.id === "post-list") {
-      countBefore = target.children.length;
-    }
+    if (target && LISTS.indexOf(target.id) >= 0) countBefore = target.children.length;
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {
@@ -25,17 +24,13 @@
       }
       return;
     }
-    if (!target || target.id !== "post-list") return;
+    if (!target || LISTS.indexOf(target.id) < 0) return;
     var firstNew = target.children[countBefore];
     var link = firstNew && firstNew.querySelector(".card-title a");
     if (link) link.focus();
   });
-})();
 
-// Logging out drops htmx's snapshots of signed-in pages (they hold a CSRF token), here and,
-// through a storage event, in the site's other tabs.
-(function () {
-  "use strict";
+  // Logging out drops htmx's snapshots of signed-in pages (they hold a CSRF token), in all tabs.
   function forget() {
     try {
       sessionStorage.removeItem("htmx-history-cache");
@@ -51,4 +46,36 @@
   addEventListener("storage", function (event) {
     if (event.key === "fieldnotes-logout") forget();
   });
+
+  // Theme: "system" (CSS follows the device), "light" or "dark" (<html data-theme>), kept in
+  // localStorage; the header button cycles them and says which is on.
+  var KEY = "fieldnotes-theme";
+  var CHOICES = ["system", "light", "dark"];
+  var choice;
+  try {
+    choice = localStorage.getItem(KEY);
+  } catch (e) {}
+  if (CHOICES.indexOf(choice) < 0) choice = "system";
+
+  function show() {
+    var root = document.documentElement;
+    var button = document.getElementById("theme-toggle");
+    if (choice === "system") delete root.dataset.theme;
+    else root.dataset.theme = choice;
+    if (!button) return;
+    button.hidden = false;
+    button.dataset.choice = choice;
+    button.lastChild.textContent = "Theme: " + choice;
+  }
+
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest("#theme-toggle")) return;
+    choice = CHOICES[(CHOICES.indexOf(choice) + 1) % 3];
+    try {
+      localStorage.setItem(KEY, choice);
+    } catch (e) {}
+    show();
+  });
+  document.addEventListener("htmx:historyRestore", show);
+  show();
 })();
