@@ -21,8 +21,7 @@ from lxml import html as lxml_html
 
 from blog.models import Post, Topic
 from blog.reading import listing
-from blog.reading.illustrations import illustration
-from blog.reading.pictures import Picture, picture
+from blog.reading.pictures import Picture, drawing_for, picture
 from blog.reading.seo import (
     FEED_TYPES,
     absolute_url,
@@ -94,10 +93,10 @@ def entry_id(post: Post) -> str:
 
 def picture_bytes(post: Post) -> int:
     """How many bytes the picture's address serves: the stored image's size, or that of
-    the illustration's SVG (deterministic, and cached per slug)."""
+    the post's drawing (deterministic, and cached on the words it is drawn from)."""
     if post.image is not None:
         return post.image.byte_size
-    return len(illustration(post.slug).svg.encode("utf-8"))
+    return len(drawing_for(post.slug, post.title, post.excerpt).svg.encode("utf-8"))
 
 
 def picture_html(shown: Picture, src: str) -> str:

@@ -133,7 +133,7 @@ def test_reader_dates_follow_the_site_zone(app, editor_client, client, new_york)
     shown = post.select_one(".post-meta time")
     assert shown.text == "Jan 14, 2026"
     card = page(client.get("/")).select_one("#post-list .card time")
-    assert card.text == "Jan 14, 2026" and card["datetime"] == "2026-01-14"
+    assert card.text == "Jan 14, 2026" and card["datetime"] == "2026-01-14T22:00:00-05:00"
 
 
 # The status an editor chooses --------------------------------------------------------------

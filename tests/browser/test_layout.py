@@ -79,7 +79,7 @@ def test_pages_fit_the_width_and_are_captured(
 def test_images_reserve_their_space(open_page: OpenPage, width: int):
     """Every picture carries width and height, so loading them moves nothing."""
     page = open_page(viewport={"width": width, "height": 900})
-    held = HeldRequests(page, "**/illustrations/*.svg")
+    held = HeldRequests(page, "**/illustrations/*.svg*")
     page.add_init_script(TRACK_LAYOUT_SHIFT)
     page.goto("/", wait_until="domcontentloaded")
     sizes = page.eval_on_selector_all(
@@ -102,7 +102,7 @@ def test_images_reserve_their_space(open_page: OpenPage, width: int):
 def test_listing_works_before_pictures_load(open_page: OpenPage, site: Site):
     """With every picture still pending, the filter and "read more" already work."""
     page = open_page()
-    held = HeldRequests(page, "**/illustrations/*.svg")
+    held = HeldRequests(page, "**/illustrations/*.svg*")
     page.goto("/", wait_until="domcontentloaded")
     topic = site.biggest_topic
     page.locator(f"#filter-{topic.slug}").click()

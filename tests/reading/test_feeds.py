@@ -323,7 +323,11 @@ def test_entries_open_with_the_cover_image_and_enclose_it(app, client, posts, ki
     entries = {entry.link: entry for entry in document.entries}
     expected = {
         uploaded: ("image/png", "A blue square & a “quote”", "/images/"),
-        drawn: ("image/svg+xml", "Blueprint drawing of", f"/illustrations/{drawn}.svg"),
+        drawn: (
+            "image/svg+xml",
+            "Fieldnotes illustration: a blueprint drawing",
+            f"/illustrations/{drawn}.svg",
+        ),
     }
     for slug, (media_type, alt, path) in expected.items():
         entry = entries[f"{SITE}/posts/{slug}"]
