@@ -63,7 +63,6 @@
     if (choice === "system") delete root.dataset.theme;
     else root.dataset.theme = choice;
     if (!button) return;
-    button.hidden = false;
     button.dataset.choice = choice;
     button.lastChild.textContent = "Theme: " + choice;
   }
