@@ -936,7 +936,13 @@ def search_page() -> Response:
     shown = block in (None, "search_main")
     topic, counts = _topics(slug, shown)
     check = validators.validator(
-        "search", text, was_cut, topic.slug if topic else None, number, block
+        "search",
+        text,
+        was_cut,
+        topic.slug if topic else None,
+        number,
+        block,
+        state=counts.state if counts is not None else None,
     )
     early = validators.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:

@@ -36,13 +36,13 @@ def _listing(topic_slug: str | None) -> Response:
     """Render the listing for all topics or for one, at the requested page."""
     number = page_number()
     block = htmx.fragment_for(LISTING_FRAGMENTS)
-    check = validators.validator("listing", topic_slug, number, block)
+    found = listing.topic_filter()
+    check = validators.validator("listing", topic_slug, number, block, state=found.state)
     early = validators.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:
         return early
     config = current_app.config
     per_page = config["POSTS_PER_PAGE"]
-    found = listing.topic_filter()
     topic, topic_total = None, found.total
     if topic_slug is not None:
         entry = found.of(topic_slug)
