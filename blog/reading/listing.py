@@ -345,6 +345,30 @@ def cards(
     return Cards(page, first_featured if featured else None, chosen)
 
 
+RELATED_COUNT = 3
+
+
+def related(post: Post, limit: int = RELATED_COUNT) -> list[Card]:
+    """The newest live posts that share a topic with `post` (itself left out)."""
+    topics = sa.select(PostTopic.topic_id).where(PostTopic.post_id == post.id)
+    shared = sa.select(PostTopic.post_id).where(PostTopic.topic_id.in_(topics))
+    query = card_select().where(live(), Post.id != post.id, Post.id.in_(shared))
+    return [card_from(row) for row in database.read(query.order_by(*NEWEST_FIRST).limit(limit))]
+
+
+def neighbours(post: Post) -> tuple[Card | None, Card | None]:
+    """The live posts just newer and just older than `post`, in the listing's order."""
+    at, post_id = post.published_at, post.id
+    newer = sa.or_(Post.published_at > at, sa.and_(Post.published_at == at, Post.id > post_id))
+    older = sa.or_(Post.published_at < at, sa.and_(Post.published_at == at, Post.id < post_id))
+    oldest_first = (Post.published_at.asc(), Post.id.asc())
+    found = []
+    for side, order in ((newer, oldest_first), (older, NEWEST_FIRST)):
+        row = database.read(card_select().where(live(), side).order_by(*order).limit(1)).first()
+        found.append(card_from(row) if row is not None else None)
+    return found[0], found[1]
+
+
 def post_by_slug(slug: str) -> Post | None:
     """A live post with its author and topics, or None."""
     query = (

@@ -102,5 +102,13 @@ def post(slug: str) -> BaseResponse:
         if current is not None and current != slug:  # a renamed post keeps its address
             return redirect(url_for("public.post", slug=current), 301)
         abort(404, description="There is no post at this address.")
-    body = render_template("public/post.html", post=found, meta=seo.post_meta(found))
+    newer, older = listing.neighbours(found)
+    body = render_template(
+        "public/post.html",
+        post=found,
+        meta=seo.post_meta(found),
+        related=listing.related(found),
+        newer=newer,
+        older=older,
+    )
     return cacheable(make_response(body), check, personal=True)

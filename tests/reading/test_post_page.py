@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bs4 import BeautifulSoup
 
 from blog.models import utcnow
@@ -86,3 +88,47 @@ def test_control_characters_in_a_post_address_are_404(client, posts):
     posts.create(1)
     for url in ("/posts/%00", "/posts/a%00b", "/posts/%1b%5b"):
         assert client.get(url).status_code == 404
+
+
+def _page(client, slug: str) -> BeautifulSoup:
+    return BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "html.parser")
+
+
+def test_related_posts_share_a_topic_newest_first_and_only_live_ones(client, posts):
+    """Up to three live posts filed under one of the post's topics, newest first; never the
+    post itself, a post of another topic, a draft or a post still scheduled."""
+    posts.topics("Databases", "Frontend", "Security")
+    now = utcnow().replace(microsecond=0)
+    [post] = posts.create(1, topics=("Databases", "Frontend"), title="The post")
+    shared = posts.create(4, topics=("Frontend",))  # an hour older each: the first is newest
+    posts.create(2, topics=("Security",))
+    posts.create(1, topics=("Frontend",), title="A draft", published_at=None)
+    posts.create(1, topics=("Databases",), title="Later", published_at=now + timedelta(days=2))
+    related = _page(client, post).select(".related .card-title a")
+    assert [a["href"] for a in related] == [f"/posts/{slug}" for slug in shared[:3]]
+
+
+def test_newer_and_older_posts_follow_the_listing_order(client, posts):
+    """Each post links to the live posts just newer and just older; the ends link one way."""
+    newest, middle, oldest = posts.create(3, topics=("Databases",))
+    posts.create(1, title="Hidden", published_at=utcnow() + timedelta(days=1))
+
+    def links(slug):
+        page = _page(client, slug)
+        return [
+            (li["class"][0], li.select_one("a")["href"])
+            for li in page.select(".post-neighbours li")
+        ]
+
+    assert links(middle) == [("newer-post", f"/posts/{newest}"), ("older-post", f"/posts/{oldest}")]
+    assert links(newest) == [("older-post", f"/posts/{middle}")]
+    assert links(oldest) == [("newer-post", f"/posts/{middle}")]
+
+
+def test_posts_published_at_the_same_moment_still_link_both_ways(client, posts):
+    """Equal publish times are ordered by id, as the listing orders them: no post is skipped."""
+    at = utcnow().replace(microsecond=0) - timedelta(days=3)
+    first, second, third = (posts.create(1, published_at=at)[0] for _ in range(3))
+    newer = _page(client, second).select_one(".newer-post a")["href"]
+    older = _page(client, second).select_one(".older-post a")["href"]
+    assert (newer, older) == (f"/posts/{third}", f"/posts/{first}")
