@@ -255,3 +255,26 @@ def test_unknown_slugs_get_the_slug_drawing_and_odd_ones_404(client):
     assert response.get_data(as_text=True) == ill.illustration("no-such-post").svg
     assert client.get("/illustrations/UPPER.svg").status_code == 404
     assert re.fullmatch(r"[0-9a-f]{16}", ill.illustration("x").version)
+
+
+# Drawings from slugs alone (every kind, many parameters), the titles above and the hostile ones.
+DRAWN = [ill.illustration(f"post-{i}") for i in range(190)] + [
+    ill.illustration("titled", title) for title in TITLES + list(HOSTILE.values())
+]
+BANNED_ELEMENTS = {"script", "style", "image", "foreignObject", "a", "use", "iframe", "object"}
+
+
+@pytest.mark.parametrize("drawing", DRAWN, ids=lambda d: d.kind)
+def test_every_drawing_is_inert_and_small(drawing):
+    """Fixed geometry; no script, style, link, external reference or event handler; under
+    4 KB (a card's picture must not outweigh its text)."""
+    root = parse(drawing.svg)
+    assert root.tag == f"{SVG}svg" and root.get("viewBox") == "0 0 640 360"
+    assert (root.get("width"), root.get("height")) == ("640", "360")
+    for element in root.iter():
+        assert element.tag.removeprefix(SVG) not in BANNED_ELEMENTS
+        for name, value in element.attrib.items():
+            local = name.rsplit("}", 1)[-1].lower()
+            assert not local.startswith("on") and "href" not in local and local != "style"
+            assert "url(" not in value and "javascript" not in value.lower()
+    assert len(drawing.svg.encode()) < 4096
