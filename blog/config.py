@@ -60,7 +60,8 @@ class Config:
     SITE_LIST_HEADING = _env("SITE_LIST_HEADING", "Notes from the team.")
     SITE_LIST_DESCRIPTION = _env(
         "SITE_LIST_DESCRIPTION",
-        "Incident reports, engineering deep dives and benchmarks, written by the people who ran them.",
+        "Incident reports, engineering deep dives and benchmarks, written by the people "
+        "who ran them.",
     )
     SITE_CTA_LABEL = _env("SITE_CTA_LABEL", "Join the team")
     SITE_CTA_URL = _env("SITE_CTA_URL", "https://example.com/careers")

@@ -16,7 +16,8 @@ PHONE = {"width": 375, "height": 667}
 
 # The page's background as [r, g, b] (the body paints it) and <html data-theme>.
 LOOK = """() => ({
-  background: getComputedStyle(document.body).backgroundColor.match(/\\d+/g).slice(0, 3).map(Number),
+  background:
+    getComputedStyle(document.body).backgroundColor.match(/\\d+/g).slice(0, 3).map(Number),
   theme: document.documentElement.dataset.theme ?? null,
 })"""
 
@@ -69,7 +70,8 @@ def test_without_javascript_the_system_theme_applies_and_the_toggle_is_hidden(
 
 
 def test_toggle_cycles_by_keyboard_and_the_choice_survives_a_reload(page: Page):
-    """System, light, dark and back: Enter and Space switch, the name says which, reloads keep it."""
+    """System, light, dark and back: Enter and Space switch, the name says which, reloads
+    keep it."""
     page.goto("/")
     toggle = page.locator("#theme-toggle")
     expect(toggle).to_have_accessible_name("Theme: system")
