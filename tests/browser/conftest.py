@@ -406,6 +406,20 @@ def create_account(live_server: LiveServer, account: EditorAccount) -> EditorAcc
     return account
 
 
+def delete_posts(live_server: LiveServer, slugs: list[str]) -> None:
+    """Delete the posts a test added to the served database, so later tests see the demo."""
+    import sqlalchemy as sa
+
+    from blog.extensions import db
+    from blog.models import Post
+
+    with live_server.app.app_context():
+        for post in db.session.scalars(sa.select(Post).where(Post.slug.in_(slugs))):
+            db.session.delete(post)
+        db.session.commit()
+        db.session.remove()
+
+
 def log_in(page: Page, account: EditorAccount) -> None:
     """Log in through the login form, as an editor would."""
     page.goto("/login")

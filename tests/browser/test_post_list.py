@@ -8,13 +8,18 @@ from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
 from blog.authoring import store
 from blog.extensions import db
-from blog.models import Post, utcnow
-from tests.browser.conftest import EditorAccount, LiveServer, create_account, log_in
+from blog.models import utcnow
+from tests.browser.conftest import (
+    EditorAccount,
+    LiveServer,
+    create_account,
+    delete_posts,
+    log_in,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -50,11 +55,7 @@ def listed(live_server: LiveServer) -> Iterator[None]:
     try:
         yield
     finally:
-        with live_server.app.app_context():
-            for post in db.session.scalars(sa.select(Post).where(Post.slug.in_(slugs))):
-                db.session.delete(post)
-            db.session.commit()
-            db.session.remove()
+        delete_posts(live_server, slugs)
 
 
 def test_search_then_next_page_follows_in_the_address_and_back_returns(

@@ -7,13 +7,10 @@ from collections.abc import Iterator
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-import sqlalchemy as sa
 from bs4 import BeautifulSoup
 from playwright.sync_api import Page, expect
 
-from blog.extensions import db
-from blog.models import Post
-from tests.browser.conftest import LiveServer, PageWatch
+from tests.browser.conftest import LiveServer, PageWatch, delete_posts
 from tests.conftest import PostFactory
 
 pytestmark = pytest.mark.browser
@@ -43,10 +40,7 @@ def searchable(live_server: LiveServer) -> Iterator[None]:
     try:
         yield
     finally:
-        with live_server.app.app_context():
-            for post in db.session.scalars(sa.select(Post).where(Post.slug.in_(slugs))):
-                db.session.delete(post)
-            db.session.commit()
+        delete_posts(live_server, slugs)
 
 
 def test_typing_in_the_header_shows_results_before_the_word_is_finished(
