@@ -65,6 +65,9 @@ class Config:
     )
     SITE_CTA_LABEL = _env("SITE_CTA_LABEL", "Join the team")
     SITE_CTA_URL = _env("SITE_CTA_URL", "https://example.com/careers")
+    # The line beside the brand, and the footer's "About" link (left out when empty).
+    SITE_TAGLINE = _env("SITE_TAGLINE", "engineering notes & deep dives")
+    SITE_ABOUT_URL = _env("SITE_ABOUT_URL", "")
     # The IANA time zone (like America/New_York) in which the site shows dates and the
     # editor takes them; the store keeps naive UTC. Checked at start (blog/web/templating.py).
     SITE_TIMEZONE = _env("SITE_TIMEZONE", "UTC").strip()

@@ -491,3 +491,32 @@ def test_featured_card_shows_the_whole_summary_and_picks_none(client, posts):
     assert page.select(".card-pick") and not page.select(".card-pick .card-summary")
     grid = [p.get_text() for p in page.select("#post-list .card-summary")]
     assert grid and all(len(text) <= 160 and text.endswith("goes on.") for text in grid)
+
+
+def test_the_tagline_sits_beside_the_brand_and_the_footer_links_the_feeds(
+    app, client, posts, monkeypatch
+):
+    """SITE_TAGLINE beside the brand; the footer links the feeds, the sitemap, the topic's
+    own feed on a topic page, and SITE_ABOUT_URL when set."""
+    posts.topics("Databases")
+    posts.create(2, topics=("Databases",))
+    monkeypatch.setitem(app.config, "PAGE_CACHE", False)
+    monkeypatch.setitem(app.config, "SITE_TAGLINE", "notes & <dives>")
+    monkeypatch.setitem(app.config, "SITE_ABOUT_URL", "https://example.com/about")
+    home = soup(client.get("/"))
+    assert home.select_one(".brand + .brand-tagline").get_text() == "notes & <dives>"
+    links = {a.get_text(): a["href"] for a in home.select(".site-footer .footer-links a")}
+    assert links == {
+        "Atom feed": "/feed.atom",
+        "RSS feed": "/feed.rss",
+        "Sitemap": "/sitemap.xml",
+        "About": "https://example.com/about",
+    }
+    topic = soup(client.get("/topics/databases"))
+    first = topic.select_one(".site-footer .footer-links a")
+    assert (first.get_text(), first["href"]) == ("Databases feed", "/topics/databases/feed.atom")
+    monkeypatch.setitem(app.config, "SITE_TAGLINE", "")
+    monkeypatch.setitem(app.config, "SITE_ABOUT_URL", "")
+    bare = soup(client.get("/"))
+    assert bare.select_one(".brand-tagline") is None
+    assert "About" not in [a.get_text() for a in bare.select(".footer-links a")]
