@@ -112,3 +112,18 @@ def test_listing_works_before_pictures_load(open_page: OpenPage, site: Site):
     held.wait()
     assert page.evaluate("document.querySelector('.card-featured img').complete") is False
     held.release()
+
+
+def test_a_long_word_in_a_title_wraps_on_a_phone(open_page: OpenPage, site: Site):
+    """A title made of one long word (a Kubernetes kind, say) breaks inside its card."""
+    page = open_page(viewport={"width": PHONE, "height": 900})
+    site.visit(page, "home")
+    spill = page.evaluate(
+        """() => [...document.querySelectorAll('#post-list .card-title a')].map((a) => {
+          a.textContent = 'HorizontalPodAutoscalerControllerReconciliation';
+          const text = document.createRange();
+          text.selectNodeContents(a);
+          return text.getBoundingClientRect().right - a.closest('.card').getBoundingClientRect().right;
+        })"""
+    )
+    assert spill and max(spill) <= 0, f"titles run past their cards by {max(spill)} px"
