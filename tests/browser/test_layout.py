@@ -123,7 +123,8 @@ def test_a_long_word_in_a_title_wraps_on_a_phone(open_page: OpenPage, site: Site
           a.textContent = 'HorizontalPodAutoscalerControllerReconciliation';
           const text = document.createRange();
           text.selectNodeContents(a);
-          return text.getBoundingClientRect().right - a.closest('.card').getBoundingClientRect().right;
+          const card = a.closest('.card').getBoundingClientRect();
+          return text.getBoundingClientRect().right - card.right;
         })"""
     )
     assert spill and max(spill) <= 0, f"titles run past their cards by {max(spill)} px"
