@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from blog.transfer import demo
 from tests.authoring.test_auth import csrf_token, log_in_as, make_editor, page, session_id
 from tests.authoring.test_editor import create, current_form, new_post_form
 from tests.conftest import DATABASE, count_queries
+from tests.transfer.test_demo import demo_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 sqlite_only = pytest.mark.skipif(
@@ -95,15 +95,6 @@ def test_command_line_writers_take_the_write_lock_first(
     assert written, f"{command} wrote nothing"
     for group in written:
         assert group[0].upper() == "BEGIN IMMEDIATE", group[:3]
-
-
-def demo_sample(tmp_path: Path) -> Path:
-    """A demo folder holding the first three of the demo's posts."""
-    folder = tmp_path / "demo"
-    folder.mkdir()
-    for path in demo.post_files()[:3]:
-        shutil.copy(path, folder / path.name)
-    return folder
 
 
 class HeldBody(io.BytesIO):
