@@ -15,7 +15,7 @@ APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-in
 PGHOST  ?= 127.0.0.1
 
 .PHONY: run test setup test-sqlite test-postgresql browser screenshots coverage mutation \
-	bench lint services redis clean serve serve-stop
+	bench lint services redis cairo clean serve serve-stop
 
 # A development run: debug mode supplies a development-only SECRET_KEY. Failed logins are
 # counted in the local Redis, as in production (counts in memory hold for one process only).
@@ -116,7 +116,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-setup: $(STAMP) $(HTMX)
+setup: $(STAMP) $(HTMX) cairo
 
 # The virtualenv starts without pip and gets uv, which installs the project's packages in
 # about 15 s where pip takes 45 s (most of a fresh clone's set-up). They are compiled to
@@ -174,6 +174,10 @@ serve-stop:
 /usr/bin/java:
 	$(SUDO) apt-get update -qq
 	$(APT) default-jre-headless
+
+# Cairo, which CairoSVG loads at run time to render the PNG link previews (blog/reading/previews.py).
+cairo:
+	@/sbin/ldconfig -p | grep -q 'libcairo\.so\.2 ' || { $(SUDO) apt-get update -qq && $(APT) libcairo2; }
 
 # PostgreSQL and Redis normally run already; start them if this machine stopped them, and
 # install Redis (Debian's package) where it is missing.

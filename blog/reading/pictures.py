@@ -51,6 +51,11 @@ def illustration_url(slug: str, drawing: Illustration) -> str:
     return url_for("art.illustration_svg", slug=slug, v=drawing.version)
 
 
+def post_drawing(post: Post | Card) -> Illustration:
+    """The drawing a post shows when it has no uploaded image."""
+    return drawing_for(post.slug, post.title, post.excerpt)
+
+
 def picture(post: Post | Card) -> Picture:
     """The post's uploaded image with its alt text, or its generated illustration."""
     image = post.image
@@ -62,7 +67,7 @@ def picture(post: Post | Card) -> Picture:
             height=image.height,
             type=image.content_type,
         )
-    drawing = drawing_for(post.slug, post.title, post.excerpt)
+    drawing = post_drawing(post)
     return Picture(
         src=illustration_url(post.slug, drawing),
         alt=drawing.alt,
@@ -72,28 +77,27 @@ def picture(post: Post | Card) -> Picture:
     )
 
 
-def _served_drawing(slug: str) -> Illustration:
-    """The drawing the slug's live post shows, or the slug's own for any other slug."""
+def served_drawing(slug: str) -> tuple[Illustration, bool]:
+    """The drawing the slug's live post shows, or the slug's own for any other slug; and
+    whether a live post has that slug."""
     words = db.session.execute(
         sa.select(Post.title, Post.excerpt).where(Post.slug == slug, live())
     ).first()
-    return drawing_for(slug, *words) if words is not None else drawing_for(slug)
+    if words is None:
+        return drawing_for(slug), False
+    return drawing_for(slug, *words), True
 
 
-@bp.get("/illustrations/<slug>.svg")
-def illustration_svg(slug: str) -> Response:
-    """A post's drawing. At its current `?v=` it is immutable for a year; an old `v` is sent
-    on to the current address, and no `v` gets the short revalidated cache of pages."""
-    if not SLUG.fullmatch(slug):
-        abort(404)
-    drawing = _served_drawing(slug)
+def versioned(body: bytes | str, mimetype: str, version: str, current_url: str) -> Response:
+    """A body named by `version`: immutable for a year at its current `?v=`, sent on to
+    `current_url` from an old `v`, and kept briefly with revalidation when no `v` is given."""
     asked = request.args.get("v")
-    if asked is not None and asked != drawing.version:
-        moved = Response(status=302, headers={"Location": illustration_url(slug, drawing)})
+    if asked is not None and asked != version:
+        moved = Response(status=302, headers={"Location": current_url})
         public_cache_control(moved)
         return moved
-    response = Response(drawing.svg, mimetype="image/svg+xml")
-    response.set_etag(drawing.version)  # strong: one body, compressed variants get a suffix
+    response = Response(body, mimetype=mimetype)
+    response.set_etag(version)  # strong: one body, compressed variants get a suffix
     if asked is None:
         public_cache_control(response)
     else:
@@ -102,8 +106,18 @@ def illustration_svg(slug: str) -> Response:
         response.cache_control.immutable = True
     # Compression suffixes the ETag ("<hash>:br"), and either form names this body.
     held = {tag.partition(":")[0] for tag in request.if_none_match.as_set(include_weak=True)}
-    if drawing.version in held or request.if_none_match.star_tag:
+    if version in held or request.if_none_match.star_tag:
         response.status_code = 304
         response.set_data(b"")
         response.headers.pop("Content-Type", None)
     return response
+
+
+@bp.get("/illustrations/<slug>.svg")
+def illustration_svg(slug: str) -> Response:
+    """A post's drawing. At its current `?v=` it is immutable for a year; an old `v` is sent
+    on to the current address, and no `v` gets the short revalidated cache of pages."""
+    if not SLUG.fullmatch(slug):
+        abort(404)
+    drawing, _ = served_drawing(slug)
+    return versioned(drawing.svg, "image/svg+xml", drawing.version, illustration_url(slug, drawing))

@@ -24,8 +24,9 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from blog.models import Post, Topic
 from blog.reading import listing
-from blog.reading.pictures import picture
+from blog.reading.previews import LOGO_FILE, LOGO_SIZE, link_picture, logo_url
 from blog.web import headers, validators
+from blog.web.static import static_digest
 
 bp = Blueprint("seo", __name__)
 Settled = TypeVar("Settled")
@@ -198,22 +199,34 @@ def _feed_links(topic: Topic | None) -> tuple[FeedLink, ...]:
 
 
 def post_image(post: Post | listing.Card) -> PreviewImage:
-    """The post's picture for previews, with an absolute URL and its alt text."""
-    pic = picture(post)
+    """The post's picture for previews (never an SVG), with an absolute URL and its alt text."""
+    pic = link_picture(post)
     return PreviewImage(absolute_url(pic.src), pic.alt, pic.width, pic.height, pic.type)
 
 
-def _publisher() -> dict[str, str]:
-    """The blog as publisher in structured data (shared: never change it)."""
+def _publisher() -> dict[str, Any]:
+    """The blog as publisher in structured data, with its logo (shared: never change it)."""
     config = current_app.config
-    return _settled(
-        ("publisher", config["SITE_NAME"], config["SITE_URL"]),
-        lambda: {
-            "@type": "Organization",
-            "name": config["SITE_NAME"],
-            "url": fixed_url("public.home"),
-        },
-    )
+    key = ("publisher", config["SITE_NAME"], config["SITE_URL"], static_digest(LOGO_FILE))
+    return _settled(key, _build_publisher)
+
+
+def _build_publisher() -> dict[str, Any]:
+    """_publisher, built."""
+    publisher: dict[str, Any] = {
+        "@type": "Organization",
+        "name": current_app.config["SITE_NAME"],
+        "url": fixed_url("public.home"),
+    }
+    logo = logo_url()
+    if logo is not None:
+        publisher["logo"] = {
+            "@type": "ImageObject",
+            "url": absolute_url(logo),
+            "width": LOGO_SIZE,
+            "height": LOGO_SIZE,
+        }
+    return publisher
 
 
 def post_modified(post: Post) -> datetime | None:
