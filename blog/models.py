@@ -107,6 +107,26 @@ class Image(Model):
         return f"<Image {self.sha256[:12]}>"
 
 
+class ImageRendition(Model):
+    """A resized copy of a stored image, made when first asked for and kept for good."""
+
+    __tablename__ = "image_renditions"
+    __table_args__ = (sa.UniqueConstraint("image_id", "width", "content_type"),)
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    image_id: so.Mapped[int] = so.mapped_column(sa.ForeignKey("images.id", ondelete="CASCADE"))
+    width: so.Mapped[int]
+    height: so.Mapped[int]
+    content_type: so.Mapped[str] = so.mapped_column(sa.String(32))
+    sha256: so.Mapped[str] = so.mapped_column(sa.String(64))  # of `data`: the strong ETag
+    data: so.Mapped[bytes] = so.mapped_column(sa.LargeBinary)
+    byte_size: so.Mapped[int]
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<ImageRendition {self.image_id} {self.width} {self.content_type}>"
+
+
 class Post(Model):
     """A blog post: Markdown source, its stored render, and listing flags."""
 

@@ -52,6 +52,7 @@ WEBP_FRAME_CHUNKS = {b"VP8 ", b"VP8L", b"ALPH"}
 WEBP_EXIF_OR_XMP = 0x08 | 0x04  # VP8X flag bits announcing EXIF and XMP chunks
 ONE_YEAR = 365 * 24 * 3600
 NAME = re.compile(r"([0-9a-f]{64})\.([a-z]{3,4})")
+COPY_NAME = re.compile(r"([0-9a-f]{64})-([0-9]{3,4})\.([a-z]{3,4})")
 HASH = re.compile(r"[0-9a-f]{64}")
 
 
@@ -77,19 +78,21 @@ def _reencoded(picture: PIL.Image.Image, kind: str) -> tuple[bytes, int, int]:
     out = io.BytesIO()
     options: dict[str, object] = {"exif": b"", "icc_profile": picture.info.get("icc_profile")}
     animated = getattr(picture, "n_frames", 1) > 1
+    lossless = picture.info.get("lossless", False)
+    # The EXIF that says which way is up is dropped with the rest: turn the pixels first.
+    turned = not animated and picture.getexif().get(0x0112, 1) != 1
+    if turned:
+        picture = ImageOps.exif_transpose(picture)
     if kind == "JPEG":
-        orientation = picture.getexif().get(0x0112, 1)
-        if orientation == 1:
+        if not turned:
             # Same quantization tables as the upload: no visible loss from re-saving.
             options |= {"quality": "keep", "subsampling": "keep"}
         else:
-            picture = ImageOps.exif_transpose(picture)
             options |= {"quality": 90}
         picture.save(out, "JPEG", comment=b"", optimize=True, **options)
     elif kind == "PNG":
         picture.save(out, "PNG", save_all=animated, **options)
     elif kind == "WEBP":
-        lossless = picture.info.get("lossless", False)
         options |= {"lossless": lossless, "quality": 100 if lossless else 90, "xmp": b""}
         picture.save(out, "WEBP", save_all=animated, **options)
     else:
@@ -280,9 +283,37 @@ def image_url(image: StoredImage) -> str:
     return url_for("images.serve", name=f"{image.sha256}.{extension}")
 
 
+def _immutable(data: bytes, content_type: str, etag: str) -> BaseResponse:
+    """Bytes whose address changes with them: cached for a year, a strong ETag for 304s."""
+    response = Response(data, mimetype=content_type)
+    response.set_etag(etag)
+    response.cache_control.public = True
+    response.cache_control.max_age = ONE_YEAR
+    response.cache_control.immutable = True
+    return response.make_conditional(request)
+
+
+def _serve_copy(digest: str, width: str, extension: str) -> BaseResponse:
+    """A resized copy of a stored image (made on the first ask), or 404."""
+    from blog.authoring import renditions  # it builds on this module's formats
+
+    if width not in {str(size) for size in renditions.WIDTHS} or extension not in EXTENSIONS:
+        abort(404)
+    copy = renditions.stored_copy(digest, int(width), EXTENSIONS[extension])
+    if copy is None:
+        abort(404, description="There is no image at this address.")
+    return _immutable(copy.data, copy.content_type, copy.sha256)
+
+
 @bp.get("/images/<name>")
 def serve(name: str) -> BaseResponse:
-    """An uploaded image's bytes, cacheable for a year: its address changes with its content."""
+    """An uploaded image's bytes, cacheable for a year: its address changes with its content.
+
+    `<hash>-<width>.<ext>` names a resized copy of it (see blog/authoring/renditions.py).
+    """
+    resized = COPY_NAME.fullmatch(name)
+    if resized is not None:
+        return _serve_copy(*resized.groups())
     match = NAME.fullmatch(name)
     if match is None or match.group(2) not in EXTENSIONS:
         abort(404)
@@ -295,9 +326,4 @@ def serve(name: str) -> BaseResponse:
     image = db.session.scalar(query)
     if image is None:
         abort(404, description="There is no image at this address.")
-    response = Response(image.data, mimetype=image.content_type)
-    response.set_etag(digest)
-    response.cache_control.public = True
-    response.cache_control.max_age = ONE_YEAR
-    response.cache_control.immutable = True
-    return response.make_conditional(request)
+    return _immutable(image.data, image.content_type, digest)

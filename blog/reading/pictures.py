@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from flask import Blueprint, abort, current_app, request, url_for
 from flask.wrappers import Response
 
+from blog.authoring import renditions
 from blog.authoring.images import image_url
 from blog.extensions import db
 from blog.models import Post, live
@@ -32,6 +33,8 @@ class Picture:
     width: int
     height: int
     type: str  # the media type, for previews
+    srcset: str = ""  # resized copies in the image's own format, with their widths
+    webp_srcset: str = ""  # the same widths in WebP, for a <source> ahead of the <img>
 
 
 def drawing_for(
@@ -60,12 +63,16 @@ def picture(post: Post | Card) -> Picture:
     """The post's uploaded image with its alt text, or its generated illustration."""
     image = post.image
     if image is not None:
+        src = image_url(image)
+        copies = renditions.sources(image, src)
         return Picture(
-            src=image_url(image),
+            src=src,
             alt=post.image_alt or "",
             width=image.width,
             height=image.height,
             type=image.content_type,
+            srcset=copies.srcset if copies else "",
+            webp_srcset=copies.webp_srcset if copies else "",
         )
     drawing = post_drawing(post)
     return Picture(

@@ -112,7 +112,7 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
     [rich] = posts.create(1, title="A rich post", body=RICH_BODY, summary="Every feature.")
     with app.app_context():
         post = db.session.scalar(sa.select(Post).where(Post.slug == rich))
-        post.image = store_image(picture_bytes())
+        post.image = store_image(picture_bytes("JPEG", (1000, 500)))  # copies: srcset
         post.image_alt = "An orange square"
         db.session.commit()
     more_posts = htmx("post-list")
