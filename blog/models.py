@@ -49,6 +49,15 @@ class Author(Model):
     id: so.Mapped[int] = so.mapped_column(primary_key=True)
     name: so.Mapped[str] = so.mapped_column(sa.String(120))
     slug: so.Mapped[str] = so.mapped_column(sa.String(120), unique=True)
+    # The profile their page and the post page show: a short bio, their own link (http or
+    # https only, checked where it is written) and an uploaded avatar.
+    bio: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
+    url: so.Mapped[str | None] = so.mapped_column(sa.String(500))
+    avatar_image_id: so.Mapped[int | None] = so.mapped_column(
+        sa.ForeignKey("images.id", ondelete="SET NULL")
+    )
+
+    avatar: so.Mapped[Image | None] = so.relationship()
 
     def __repr__(self) -> str:
         return f"<Author {self.slug}>"

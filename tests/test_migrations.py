@@ -200,3 +200,48 @@ def test_post_uid_fills_every_row_and_keeps_triggers(empty_database_url):
             assert "AUTOINCREMENT" in _posts_table_sql()
         db.session.remove()
         db.engine.dispose()
+
+
+def test_author_profiles_add_bio_link_and_avatar_and_go_back(empty_database_url):
+    """0016 gives authors an empty bio, no link and no avatar, keeps every row and trigger,
+    clears an avatar whose image is deleted; its downgrade drops the three columns."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    with app.app_context():
+        flask_migrate.upgrade(revision="0013_session_tokens")
+        for statement in OLD_ROWS:
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+        flask_migrate.upgrade(revision="0015_image_renditions")
+        triggers = _triggers_on_posts()
+        db.session.commit()
+        flask_migrate.upgrade(revision="0016_author_profiles")
+        row = db.session.execute(sa.text("SELECT name, bio, url, avatar_image_id FROM authors"))
+        assert tuple(row.one()) == ("Ada Example", "", None, None)
+        assert _triggers_on_posts() == triggers
+        columns = {c["name"]: c for c in sa.inspect(db.engine).get_columns("authors")}
+        assert columns["bio"]["nullable"] is False
+        assert columns["url"]["type"].length == 500
+        db.session.execute(
+            sa.text(
+                "INSERT INTO images (id, sha256, content_type, data, width, height, byte_size,"
+                " created_at) VALUES (5, :sha, 'image/png', :data, 1, 1, 1,"
+                " '2024-01-01 00:00:00.000000')"
+            ),
+            {"sha": "a" * 64, "data": b"x"},
+        )
+        db.session.execute(sa.text("UPDATE authors SET avatar_image_id = 5, bio = 'Writes.'"))
+        db.session.commit()
+        db.session.execute(sa.text("DELETE FROM images"))
+        assert db.session.scalar(sa.text("SELECT avatar_image_id FROM authors")) is None
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.execute(sa.text("UPDATE authors SET avatar_image_id = 99"))
+        db.session.rollback()
+        flask_migrate.downgrade(revision="0015_image_renditions")
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("authors")}
+        assert columns == {"id", "name", "slug"}
+        assert db.session.scalar(sa.text("SELECT count(*) FROM posts")) == 1
+        assert _triggers_on_posts() == triggers
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
+        db.session.remove()
+        db.engine.dispose()
