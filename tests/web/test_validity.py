@@ -183,6 +183,7 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
         "editor-index-none-scheduled": body(client.get("/editor/?status=scheduled")),
         "editor-new": body(client.get("/editor/posts/new")),
         "editor-edit": body(client.get(f"/editor/posts/{post_id}")),
+        "editor-preview": body(client.get(f"/editor/posts/{post_id}/preview")),
         "editor-revisions": body(client.get(f"/editor/posts/{post_id}/revisions")),
         "editor-revision-compared": body(
             client.get(f"/editor/posts/{post_id}/revisions?revision={older}")
