@@ -972,7 +972,7 @@ def _not_found(error: HTTPException) -> Response:
 
 def init_app(app: Flask) -> None:
     """Register the authoring area and its refusals."""
-    from blog.authoring import preview, trash  # noqa: F401  (they join this blueprint)
+    from blog.authoring import preview, trash, writing  # noqa: F401  (they join this blueprint)
 
     csrf.init_app(app)
     login_manager.unauthorized_handler(_signed_out)

@@ -588,8 +588,9 @@ def test_preview_uses_the_post_page_pipeline(editor_client):
         "/editor/preview", data={"body": body, "csrf_token": token}, headers=HX_PREVIEW
     )
     assert response.status_code == 200
-    html = response.get_data(as_text=True).strip()
-    assert html == markup.render(body).html.strip()
+    stats, _, html = response.get_data(as_text=True).strip().partition("\n")
+    assert stats.startswith('<p class="writing-stats"')  # tests/authoring/test_writing.py
+    assert html.strip() == markup.render(body).html.strip()
     assert "<script>" not in html and "<strong>bold</strong>" in html
     assert "no-store" in response.headers["Cache-Control"]
 
