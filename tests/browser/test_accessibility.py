@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import itertools
 import re
+import uuid
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import AXE_SCRIPT, OpenPage, Site, require
+from blog.authoring import revisions, store, trash
+from blog.extensions import db
+from blog.models import Post, PostRevision, TrashedPost
+from tests.browser.conftest import (
+    AXE_SCRIPT,
+    LiveServer,
+    OpenPage,
+    PageWatch,
+    Site,
+    delete_posts,
+    log_in,
+    require,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -102,3 +116,100 @@ def test_images_headings_and_filter_label(page: Page, site: Site):
         assert not jumps, f"{name}: heading levels skip {jumps}: {facts['headings']}"
     page.goto("/")
     expect(page.get_by_role("navigation", name="Filter by topic")).to_have_count(1)
+
+
+# Every authoring page axe checks, by name; `{post}` is a post with two saves, `{revision}`
+# its older one. A new editor page joins the audit with one line here.
+EDITOR_PAGES = {
+    "post list": "/editor/",
+    "post list, searched and filtered": "/editor/?status=draft&q=audit&sort=published",
+    "new post": "/editor/posts/new",
+    "edit post": "/editor/posts/{post}",
+    "preview": "/editor/posts/{post}/preview",
+    "revisions": "/editor/posts/{post}/revisions",
+    "revision compared": "/editor/posts/{post}/revisions?revision={revision}",
+    "delete confirmation": "/editor/posts/{post}/delete",
+    "trash": "/editor/trash",
+    "empty the trash": "/editor/trash/empty",
+}
+OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
+
+
+def _audit_posts(live_server: LiveServer, run: str) -> dict[str, int]:
+    """A draft saved twice (so it has a revision to compare) and a post in the trash."""
+    with live_server.app.app_context():
+        author, topics = store.author_named("Axe Auditor"), [store.topic_named("Databases")]
+        post = store.new_post(
+            title=f"Audit draft {run}", body="First *words*.", author=author, topics=topics
+        )
+        doomed = store.new_post(
+            title=f"Audit trash {run}", body="Gone.", author=author, topics=topics
+        )
+        db.session.flush()
+        revisions.record(post, editor_name="Axe Auditor")
+        post.body_markdown = "First *words*, then more."
+        db.session.flush()
+        revisions.record(post, editor_name="Axe Auditor")
+        trash.move_to_trash(doomed, "Axe Auditor")
+        db.session.commit()
+        revision = db.session.scalar(
+            sa.select(sa.func.min(PostRevision.id)).where(PostRevision.post_id == post.id)
+        )
+        ids = {"post": post.id, "revision": revision, "trashed": doomed.id}
+        db.session.remove()
+    return ids
+
+
+def _clear_audit_posts(live_server: LiveServer, ids: dict[str, int], slugs: list[str]) -> None:
+    """Take the audit's posts, revisions and trash entry away again."""
+    delete_posts(live_server, slugs)
+    with live_server.app.app_context():
+        db.session.execute(sa.delete(TrashedPost).where(TrashedPost.post_id == ids["trashed"]))
+        db.session.execute(
+            sa.delete(PostRevision).where(PostRevision.post_id.in_([ids["post"], ids["trashed"]]))
+        )
+        db.session.commit()
+        db.session.remove()
+
+
+def test_axe_finds_no_violations_on_any_editor_page(
+    audit_page: Page, site: Site, live_server: LiveServer, page_watch: PageWatch
+):
+    """Every authoring page, its folded parts open, and the conflict view pass WCAG 2.2 A/AA."""
+    run = uuid.uuid4().hex[:8]
+    ids = _audit_posts(live_server, run)
+    try:
+        log_in(audit_page, site.account)
+        found = {}
+        for name, path in EDITOR_PAGES.items():
+            url = path.format(**ids)
+            response = audit_page.goto(url)
+            assert response is not None and response.status == 200, f"{name}: {url}"
+            audit_page.wait_for_load_state("networkidle")
+            audit_page.evaluate(OPEN_EVERY_DETAILS)
+            violations = audit(audit_page)
+            if violations:
+                found[name] = describe(violations)
+        # The conflict view: another save lands while this editor has the post open.
+        page_watch.expect_status(409)
+        audit_page.goto(f"/editor/posts/{ids['post']}")
+        with live_server.app.app_context():
+            post = db.session.get(Post, ids["post"])
+            assert post is not None
+            post.title = f"Audit draft, saved elsewhere {run}"
+            db.session.commit()
+            db.session.remove()
+        audit_page.locator("#body").fill("Words of this editor.")
+        audit_page.locator("#save-button").click()
+        expect(audit_page.locator("#conflict-title")).to_be_visible()
+        audit_page.evaluate(OPEN_EVERY_DETAILS)
+        violations = audit(audit_page)
+        if violations:
+            found["conflict"] = describe(violations)
+        assert not found, "axe found WCAG violations:\n" + "\n".join(
+            f"{name}:\n{text}" for name, text in found.items()
+        )
+    finally:
+        _clear_audit_posts(
+            live_server, ids, [f"audit-draft-{run}", f"audit-draft-saved-elsewhere-{run}"]
+        )
