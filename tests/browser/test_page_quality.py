@@ -12,7 +12,8 @@ from tests.browser.conftest import HeldRequests, PageWatch, Site
 pytestmark = pytest.mark.browser
 
 # "htmx plus at most a few KB of our own": every other script is ours, under static/js/.
-OWN_SCRIPT_BUDGET = 5 * 1024
+# 9 KB, was 5: listings add place.js (3.2 KB, Back after read more) to site.js and search.js.
+OWN_SCRIPT_BUDGET = 9 * 1024
 
 
 def static_name(url: str) -> str:
