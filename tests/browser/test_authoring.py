@@ -105,9 +105,11 @@ def test_editor_writes_illustrates_publishes_edits_and_logs_out(page: Page, live
     expect(art).to_have_attribute("width", "640")
     expect(art).to_have_attribute("alt", "A blue field over a pale strip")
     art.scroll_into_view_if_needed()
-    page.wait_for_function(
-        "img => img.complete && img.naturalWidth === 640", arg=art.element_handle()
-    )
+    # It loads one of its sizes: the original (640 px) or its 480 px copy, in WebP or PNG.
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=art.element_handle())
+    loaded = art.evaluate("img => img.currentSrc")
+    sha256 = (image_src or "").rsplit("/", 1)[1].split(".")[0]
+    assert re.search(rf"/images/{sha256}(-480\.(webp|png)|\.png)$", loaded), loaded
     card.locator(".card-title a").click()
     expect(page.locator("h1.post-title")).to_have_text(title)
     expect(page.locator(".prose h2")).to_contain_text("Findings")
