@@ -29,6 +29,7 @@ import markdown
 from flask import current_app, has_app_context
 
 from blog.markup.budget import DEFAULT_LIMIT, TooSlow, within
+from blog.markup.code import CodeFormatter
 from blog.markup.links import LinearLinksExtension
 from blog.markup.policy import ALLOWED_TAGS, SAFE_SCHEMES, allow_attribute, find_violations
 from blog.markup.text import TextStats, minutes_for, text_stats, truncate_words
@@ -47,7 +48,9 @@ __all__ = [
     "sanitize",
 ]
 
-PIPELINE_VERSION = 1
+# Bumped when the HTML a body renders to changes, so stored renders are made again (on the
+# next save, and by `posts rerender`). 2: code labels and focus, table alignment, dir.
+PIPELINE_VERSION = 2
 TOC_MIN_SECTIONS = 3
 SUMMARY_LIMIT = 300
 WORDS_PER_MINUTE = 230
@@ -67,7 +70,12 @@ _EXTENSIONS = [
     PipelineExtension(),
 ]
 _EXTENSION_CONFIGS = {
-    "codehilite": {"css_class": "highlight", "guess_lang": False, "use_pygments": True},
+    "codehilite": {
+        "css_class": "highlight",
+        "guess_lang": False,
+        "use_pygments": True,
+        "pygments_formatter": CodeFormatter,
+    },
     "tables": {"use_align_attribute": True},
     "footnotes": {"SEPARATOR": "-"},
     "toc": {

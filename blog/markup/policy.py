@@ -26,14 +26,23 @@ ALLOWED_TAGS = frozenset(
     }
 )
 
-# Attributes other than id/class, per tag; values are further checked below.
+# Blocks that carry a text direction (blog/markup/blocks.py): "auto", or "rtl" on containers.
+DIRECTED_TAGS = frozenset(
+    {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "blockquote", "ul", "ol"}
+    | {"dl", "table", "th", "td"}
+)
+DIRECTIONS = frozenset({"auto", "rtl"})
+
+# Attributes other than id/class/dir, per tag; values are further checked below.
 ALLOWED_ATTRIBUTES = {
     "a": frozenset({"href", "title", "rel"}),
     "img": frozenset({"src", "alt", "title"}),
-    "th": frozenset({"align"}),
-    "td": frozenset({"align"}),
     "ol": frozenset({"start"}),
+    # A code block's scroll region (blog/markup/code.py) and a table take keyboard focus.
+    "pre": frozenset({"tabindex", "role", "aria-label"}),
+    "table": frozenset({"tabindex"}),
 }
+CODE_LABEL_MAX = 200  # a language name of at most LABEL_MAX characters, escaped, plus " code"
 
 # Ids the pipeline sets: headings "s-…", footnotes "fn-…", references "fnref-…"/"fnref2-…".
 HEADING_ID_PREFIX = "s-"
@@ -46,10 +55,12 @@ ALLOWED_CLASSES = {
     "div": frozenset({"highlight", "footnote"}),
     "a": frozenset({"headerlink", "footnote-ref", "footnote-backref"}),
     "span": PYGMENTS_CLASSES,
+    "p": frozenset({"code-language"}),
+    "th": frozenset({"align-left", "align-center", "align-right"}),
+    "td": frozenset({"align-left", "align-center", "align-right"}),
 }
 
 REL_TOKENS = frozenset({"noopener", "noreferrer", "nofollow"})
-_ALIGN = frozenset({"left", "center", "right"})
 _SCHEME_RE = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cn"})
 AMP_SUBSTITUTE = "\x02amp\x03"  # Python-Markdown's placeholder for "&" in attributes
@@ -101,6 +112,8 @@ def allow_attribute(tag: str, name: str, value: str) -> bool:
         tokens = value.split()
         allowed = ALLOWED_CLASSES.get(tag, frozenset())
         return bool(tokens) and all(token in allowed for token in tokens)
+    if name == "dir":
+        return tag in DIRECTED_TAGS and value in DIRECTIONS
     if name not in ALLOWED_ATTRIBUTES.get(tag, ()):
         return False
     if name in ("href", "src"):
@@ -108,8 +121,12 @@ def allow_attribute(tag: str, name: str, value: str) -> bool:
     if name == "rel":
         tokens = value.split()
         return bool(tokens) and set(tokens) <= REL_TOKENS
-    if name == "align":
-        return value in _ALIGN
+    if name == "tabindex":
+        return value == "0"
+    if name == "role":
+        return value == "group"
+    if name == "aria-label":
+        return 0 < len(value) <= CODE_LABEL_MAX
     if name == "start":
         return value.isdigit()
     return True

@@ -14,7 +14,7 @@ ELLIPSIS = "\u2026"
 _WORD_RE = re.compile(r"\w+(?:['\u2019.-]\w+)*")
 _SPACE_RE = re.compile(r"\s+")
 _VOID = frozenset({"br", "hr", "img", "wbr", "input", "meta", "link", "source", "col"})
-_SKIPPED_CLASSES = frozenset({"headerlink", "footnote-backref"})
+_SKIPPED_CLASSES = frozenset({"headerlink", "footnote-backref", "code-language"})
 _TRAILING_JUNK = ",;:-\u2013\u2014([{\"'\u201c\u2018 "
 
 

@@ -1,4 +1,5 @@
-"""Python-Markdown extension that applies the pipeline's own link, URL and id rules.
+"""Python-Markdown extension that applies the pipeline's own link, URL and id rules,
+and its block rules (``blocks``: text direction, tables).
 
 Runs after every other tree processor (so after inline patterns, footnotes and the
 table of contents), before serialization and sanitizing.
@@ -14,6 +15,7 @@ from markdown.extensions import Extension
 from markdown.extensions.toc import slugify as toc_slugify
 from markdown.treeprocessors import Treeprocessor
 
+from blog.markup.blocks import set_directions, tidy_tables
 from blog.markup.policy import HEADING_ID_PREFIX, ID_RE, is_external_url, is_safe_url
 
 _ID_SPLIT_RE = re.compile(r"(s|fn|fnref\d*)-(.*)", re.DOTALL)
@@ -26,11 +28,13 @@ def heading_slug(value: str, separator: str) -> str:
 
 
 class PipelineTreeprocessor(Treeprocessor):
-    """Vet URLs, set rel on external links and normalize pipeline-made ids."""
+    """Vet URLs, set rel on external links, normalize pipeline-made ids, apply block rules."""
 
     nofollow = False
 
     def run(self, root: etree.Element) -> None:
+        tidy_tables(root)
+        set_directions(root)
         renamed = self._normalize_ids(root)
         rel = "noopener noreferrer nofollow" if self.nofollow else "noopener noreferrer"
         for element in root.iter("a"):

@@ -61,7 +61,11 @@ def test_rendered_is_frozen():
         ("```python\ndef f():\n    return 1\n```", '<span class="k">def</span>'),
         ("```python\ndef f():\n    return 1\n```", '<span class="nf">f</span>'),
         ("```python\nx = 'a'\n```", '<span class="s1">'),
-        ("```\nplain text\n```", '<div class="highlight"><pre><span></span><code>plain text'),
+        (
+            "```\nplain text\n```",
+            '<div class="highlight"><pre tabindex="0" role="group" aria-label="Code">'
+            "<span></span><code>plain text",
+        ),
         ("    indented = True", '<div class="highlight">'),
         ("```nosuchlanguage\n<b>x</b>\n```", "<code>&lt;b&gt;x&lt;/b&gt;"),
     ],
@@ -82,18 +86,18 @@ TABLE = "| Name | Size | Ok | Note |\n|:--|--:|:-:|---|\n| a.txt | 2 KB | yes | 
 @pytest.mark.parametrize(
     "expected",
     [
-        "<table>\n<thead>\n<tr>",
-        '<th align="left">Name</th>',
-        '<th align="right">Size</th>',
-        '<td align="center">yes</td>',
-        "<td><em>fine</em></td>",
+        '<table tabindex="0">\n<thead>\n<tr>',
+        '<th class="align-left" dir="auto">Name</th>',
+        '<th class="align-right" dir="auto">Size</th>',
+        '<td class="align-center" dir="auto">yes</td>',
+        '<td dir="auto"><em>fine</em></td>',
     ],
 )
 def test_tables(expected):
-    """Tables render with align attributes, never style."""
+    """Tables render with alignment classes, never style or the obsolete align."""
     out = html_of(TABLE)
     assert expected in out
-    assert "style=" not in out
+    assert "style=" not in out and "align=" not in out
 
 
 FOOTNOTES = "Claim[^1] and another[^big idea].\n\n[^1]: Source one.\n[^big idea]: Source two."
@@ -126,9 +130,8 @@ def test_every_fragment_link_has_a_target(source):
 
 def test_definition_lists():
     """Definition lists render as dl/dt/dd."""
-    assert "<dl>\n<dt>Latency</dt>\n<dd>Time to first byte.</dd>\n</dl>" in html_of(
-        "Latency\n: Time to first byte."
-    )
+    expected = '<dl>\n<dt dir="auto">Latency</dt>\n<dd dir="auto">Time to first byte.</dd>\n</dl>'
+    assert expected in html_of("Latency\n: Time to first byte.")
 
 
 @pytest.mark.parametrize(
@@ -151,10 +154,10 @@ def test_smart_quotes(source, expected):
 @pytest.mark.parametrize(
     "expected",
     [
-        '<h2 id="s-getting-started">Getting started<a class="headerlink" '
+        '<h2 dir="auto" id="s-getting-started">Getting started<a class="headerlink" '
         'href="#s-getting-started" title="Permanent link">&para;</a></h2>',
-        '<h3 id="s-install-it">',
-        '<h4 id="s-too-deep-for-the-toc">',
+        '<h3 dir="auto" id="s-install-it">',
+        '<h4 dir="auto" id="s-too-deep-for-the-toc">',
     ],
 )
 def test_heading_ids_and_permalinks(expected):
@@ -391,7 +394,7 @@ def test_sanitize_allowlist(raw, expected):
 
 def test_raw_html_in_markdown_is_shown_as_text():
     """Raw HTML typed in a post is escaped, not interpreted."""
-    assert html_of('<div hx-get="/x">hi</div>').startswith("<p>&lt;div hx-get=")
+    assert html_of('<div hx-get="/x">hi</div>').startswith('<p dir="auto">&lt;div hx-get=')
 
 
 def test_sanitize_falls_back_to_text_when_policy_check_fails(monkeypatch):

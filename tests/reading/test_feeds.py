@@ -347,6 +347,19 @@ def test_entries_open_with_the_cover_image_and_enclose_it(app, client, posts, ki
 
 
 @pytest.mark.parametrize("kind", ["atom", "rss"])
+def test_feed_code_blocks_keep_their_label_and_no_page_controls(client, posts, kind):
+    """A code block reaches a feed with its language label and its code, never with the
+    page's copy button (added in the browser) or any script."""
+    posts.create(1, body="Run it:\n\n```sh\nmake run\n```\n\n| | n |\n|---|--:|\n| a | 1 |")
+    [entry] = parse(client.get(f"/feed.{kind}")).entries
+    content = BeautifulSoup(entry.content[0].value, "html.parser")
+    assert content.select_one(".code-language").get_text() == "Shell"
+    assert content.select_one("pre code").get_text() == "make run\n"
+    assert content.select("button, script, .code-copy") == []
+    assert [cell.get("class") for cell in content.select("tbody td")] == [None, ["align-right"]]
+
+
+@pytest.mark.parametrize("kind", ["atom", "rss"])
 def test_feed_content_has_no_heading_permalinks(client, posts, kind):
     """The ¶ links the Markdown pipeline puts in headings stay on the site: the headings,
     their ids, the text after them and in-page links are all kept."""

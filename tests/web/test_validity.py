@@ -48,6 +48,16 @@ RICH_BODY = """Some *emphasis*, **strong** text, `code` and a [link](https://exa
 print("hello")
 ```
 
+> מה שלומך?
+>
+> > مرحبا بالعالم!
+
+|   | Count |
+|---|:-----:|
+| a | 1     |
+
+    indented code, no language
+
 ### A smaller heading
 
 Term<br>and a footnote.[^1]
