@@ -22,6 +22,7 @@ PGHOST  ?= 127.0.0.1
 run: setup redis
 	FLASK_DEBUG=1 $(FLASK) db upgrade
 	FLASK_DEBUG=1 $(FLASK) demo load
+	-FLASK_DEBUG=1 $(FLASK) posts rerender  # a body too slow to render keeps its page
 	RATELIMIT_STORAGE_URI=$${RATELIMIT_STORAGE_URI:-redis://127.0.0.1:6379/0} \
 		$(FLASK) run --debug --host 127.0.0.1 --port 5000
 

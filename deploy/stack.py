@@ -180,6 +180,14 @@ class Stack:
         if done.stdout.strip():
             print(done.stdout.strip())
 
+    def rerender(self) -> None:
+        """Render again the bodies an older Markdown pipeline stored. A body too slow to
+        render keeps the page it has, so it is reported without stopping the start."""
+        try:
+            self.flask("posts", "rerender")
+        except StackError as refused:
+            print(refused)
+
     # --- nginx ----------------------------------------------------------------------------
 
     def render_nginx_conf(self) -> str:
@@ -283,6 +291,7 @@ class Stack:
             if prepare:
                 self.flask("db", "upgrade")
                 self.flask("demo", "load")
+                self.rerender()
             for index in range(len(self.app_ports)):
                 self.wait_for_app(index)
             self.start_nginx()
