@@ -10,6 +10,7 @@ PYTEST  := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest
 UV      := $(VENV)/bin/uv
 STAMP   := $(VENV)/.installed
 HTMX    := static/vendor/htmx.min.js
+FONTS   := static/vendor/fonts/.copied
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT     := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 PGHOST  ?= 127.0.0.1
@@ -117,7 +118,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-setup: $(STAMP) $(HTMX) cairo
+setup: $(STAMP) $(HTMX) $(FONTS) cairo
 
 # The virtualenv starts without pip and gets uv, which installs the project's packages in
 # about 15 s where pip takes 45 s (most of a fresh clone's set-up). They are compiled to
@@ -144,6 +145,21 @@ node_modules/.package-lock.json: package.json package-lock.json
 $(HTMX): node_modules/.package-lock.json
 	mkdir -p $(dir $@)
 	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+# The self-hosted fonts (npm's @fontsource-variable packages): the variable-weight Latin and
+# Latin Extended files site.css names (Inter upright and italic, JetBrains Mono upright), each
+# family with its licence (SIL Open Font License), which must travel with the files.
+INTER   := node_modules/@fontsource-variable/inter
+MONO    := node_modules/@fontsource-variable/jetbrains-mono
+$(FONTS): node_modules/.package-lock.json
+	mkdir -p $(dir $@)
+	cp $(INTER)/files/inter-latin-wght-normal.woff2 $(INTER)/files/inter-latin-ext-wght-normal.woff2 \
+		$(INTER)/files/inter-latin-wght-italic.woff2 $(INTER)/files/inter-latin-ext-wght-italic.woff2 \
+		$(MONO)/files/jetbrains-mono-latin-wght-normal.woff2 \
+		$(MONO)/files/jetbrains-mono-latin-ext-wght-normal.woff2 $(dir $@)
+	cp $(INTER)/LICENSE $(dir $@)inter-LICENSE.txt
+	cp $(MONO)/LICENSE $(dir $@)jetbrains-mono-LICENSE.txt
+	touch $@
 
 # The production stack on this machine (deploy/stack.py): nginx on 127.0.0.1:8080 in front
 # of two gunicorn app servers (8081, 8082), the `fieldnotes` PostgreSQL database (created,

@@ -49,6 +49,45 @@ def test_scripts_and_styles_are_few(page: Page, site: Site):
         assert inline == [0, False], f"{name} has inline script or style: {inline}"
 
 
+# The page as served (compressed): HTML, stylesheet and scripts; images and fonts apart.
+PAGE_BUDGET = 60 * 1024
+LOADED_JS = """() => document.fonts.ready.then(() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  return [nav, ...performance.getEntriesByType("resource")].map((e) => ({
+    url: e.name, kind: e.initiatorType, bytes: e.encodedBodySize, plain: e.decodedBodySize,
+  }));
+})"""
+FONT_FAMILIES_JS = (
+    "() => [...document.fonts].filter((f) => f.status === 'loaded').map((f) => f.family)"
+)
+
+
+def test_page_weight_is_within_budget(open_page, site: Site, record_property):
+    """Home, topic and post pages weigh under 60 KB compressed, without images; the fonts
+    they load (both self-hosted families, Latin only) are counted apart, and reported in the
+    JUnit report's properties (`make test` writes it to artifacts/test-reports/)."""
+    for name in ("home", "topic", "post"):
+        page = open_page()
+        page.goto(site.paths[name])
+        loaded = page.evaluate(LOADED_JS)
+        fonts = [e for e in loaded if urlsplit(e["url"]).path.endswith(".woff2")]
+        images = [e for e in loaded if e["kind"] in ("img", "other") or e in fonts]
+        counted = [e for e in loaded if e not in images]
+        weight = sum(e["bytes"] for e in counted)
+        font_bytes = sum(e["bytes"] for e in fonts)
+        record_property(f"{name}_bytes", weight)
+        record_property(f"{name}_font_bytes", font_bytes)
+        print(f"{name}: {weight} bytes compressed, fonts {font_bytes} bytes")
+        assert 0 < weight <= PAGE_BUDGET, f"{name} weighs {weight} bytes: {counted}"
+        document = loaded[0]
+        assert document["bytes"] < document["plain"] / 2, f"{name} went out uncompressed"
+        files = {static_name(e["url"]).removeprefix("vendor/fonts/") for e in fonts}
+        assert {"inter-latin-wght-normal.woff2", "jetbrains-mono-latin-wght-normal.woff2"} <= files
+        assert all("latin" in file for file in files), f"{name} loads other scripts' fonts"
+        families = set(page.evaluate(FONT_FAMILIES_JS))
+        assert families == {"Inter Variable", "JetBrains Mono Variable"}, name
+
+
 def test_content_security_policy_blocks_inline_script(page: Page, page_watch: PageWatch):
     """The CSP is sent, allows no inline script, and Chromium enforces it."""
     response = page.goto("/")
