@@ -45,6 +45,7 @@ BIN = Path(sys.executable).parent
 CHROMIUM = Path("/usr/bin/chromium")
 AXE_SCRIPT = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 HTMX_SCRIPT = ROOT / "static" / "vendor" / "htmx.min.js"
+FONTS_COPIED = ROOT / "static" / "vendor" / "fonts" / ".copied"
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 HERE = Path(__file__).resolve().parent
 
@@ -140,6 +141,7 @@ def _no_control_socket() -> list[str]:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One gunicorn for the session, on a fresh SQLite file loaded with the demo posts."""
     require(HTMX_SCRIPT.exists(), f"{HTMX_SCRIPT.relative_to(ROOT)} is missing: run `make setup`")
+    require(FONTS_COPIED.exists(), "static/vendor/fonts/ is missing: run `make setup`")
     require(shutil.which("gunicorn", path=str(BIN)) is not None, "gunicorn is not installed")
     folder = tmp_path_factory.mktemp("live")
     database_url = f"sqlite:///{folder / 'live.sqlite3'}"
