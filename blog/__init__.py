@@ -51,7 +51,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from blog import cli, database
     from blog.authoring import auth, editor, images
     from blog.extensions import db, htmx, migrate
-    from blog.reading import feeds, pictures, previews, search, seo, views
+    from blog.reading import authors, feeds, pictures, previews, search, seo, views
     from blog.web import errors, headers, hosts, pagecache, security, static, templating, versions
     from blog.web.converters import RowIdConverter
 
@@ -73,6 +73,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     headers.init_app(app)
     static.init_app(app)
     seo.init_app(app)
+    authors.init_app(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(pictures.bp)
     app.register_blueprint(previews.bp)

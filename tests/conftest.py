@@ -188,7 +188,8 @@ class PostFactory:
     def create(
         self, count: int = 1, *, topics: tuple[str, ...] = ("Databases",), **fields
     ) -> list[str]:
-        """Create `count` posts carrying `topics`; each is an hour older than the last."""
+        """Create `count` posts carrying `topics`; each is an hour older than the last.
+        `author` may be an author's name."""
         slugs = []
         with self.app.app_context():
             topic_rows = [store.topic_named(name) for name in topics]
@@ -204,6 +205,8 @@ class PostFactory:
                     "author": store.author_named("Ada Example"),
                     "topics": topic_rows,
                 } | fields
+                if isinstance(values["author"], str):  # a name: the author by that name
+                    values["author"] = store.author_named(values["author"])
                 slugs.append(store.new_post(**values).slug)
             db.session.commit()
         return slugs

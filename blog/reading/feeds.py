@@ -1,4 +1,4 @@
-"""Atom and RSS feeds of the whole blog and of each topic, built with feedgen.
+"""Atom and RSS feeds of the whole blog, of each topic and of each author, built with feedgen.
 
 Each entry's id is the post's permanent id as a URN (`urn:uuid:...`), which export and
 import keep; its content opens with the post's picture (the uploaded image or the generated
@@ -19,7 +19,7 @@ from flask import Blueprint, abort, current_app
 from flask.wrappers import Response
 from lxml import html as lxml_html
 
-from blog.models import Post, Topic
+from blog.models import Author, Post, Topic
 from blog.reading import listing
 from blog.reading.pictures import Picture, drawing_for, picture
 from blog.reading.seo import (
@@ -107,16 +107,22 @@ def picture_html(shown: Picture, src: str) -> str:
     )
 
 
-def build_feed(posts: Sequence[Post], kind: str, topic: Topic | None = None) -> bytes:
-    """The Atom or RSS document for these posts, newest first."""
+def build_feed(
+    posts: Sequence[Post], kind: str, topic: Topic | None = None, author: Author | None = None
+) -> bytes:
+    """The Atom or RSS document for these posts (of a topic, of an author), newest first."""
     site = current_app.config["SITE_NAME"]
-    title = f"{topic.name} · {site}" if topic else site
-    if topic is None:
-        page_url = external_url("public.home")
-        self_url = external_url("feeds.blog_feed", kind=kind)
-    else:
+    of = author or topic
+    title = f"{of.name} · {site}" if of else site
+    if author is not None:
+        page_url = external_url("public.author", slug=author.slug)
+        self_url = external_url("feeds.author_feed", slug=author.slug, kind=kind)
+    elif topic is not None:
         page_url = external_url("public.topic", slug=topic.slug)
         self_url = external_url("feeds.topic_feed", slug=topic.slug, kind=kind)
+    else:
+        page_url = external_url("public.home")
+        self_url = external_url("feeds.blog_feed", kind=kind)
 
     feed = FeedGenerator()
     feed.load_extension("dc")
@@ -173,29 +179,40 @@ def build_feed(posts: Sequence[Post], kind: str, topic: Topic | None = None) -> 
     return feed.atom_str() if kind == "atom" else feed.rss_str()
 
 
-def _feed(kind: str, slug: str | None) -> Response:
+def _feed(kind: str, topic_slug: str | None = None, author_slug: str | None = None) -> Response:
     """Answer a feed request: 304 when unchanged, else the rendered feed."""
     mimetype = MIMETYPES[kind]
-    check = validators.validator("feed", kind, slug)
+    check = validators.validator("feed", kind, topic_slug, author_slug)
     early = validators.not_modified(check, mimetype=mimetype)
     if early is not None:
         return early
-    topic = None
-    if slug is not None:
-        topic = listing.topic_by_slug(slug)
+    topic, author = None, None
+    if topic_slug is not None:
+        topic = listing.topic_by_slug(topic_slug)
         if topic is None:
             abort(404, description="There is no topic by that name.")
-    body = build_feed(listing.newest_posts(FEED_SIZE, topic), kind, topic)
+    if author_slug is not None:
+        profile = listing.author_by_slug(author_slug)
+        if profile is None:
+            abort(404, description="There is no author by that name.")
+        author = profile.author
+    body = build_feed(listing.newest_posts(FEED_SIZE, topic, author), kind, topic, author)
     return headers.cacheable(Response(body, mimetype=mimetype), check)
 
 
 @bp.get("/feed.<any(atom, rss):kind>")
 def blog_feed(kind: str) -> Response:
     """The newest posts of the whole blog."""
-    return _feed(kind, None)
+    return _feed(kind)
 
 
 @bp.get("/topics/<slug>/feed.<any(atom, rss):kind>")
 def topic_feed(slug: str, kind: str) -> Response:
     """The newest posts of one topic."""
-    return _feed(kind, slug)
+    return _feed(kind, topic_slug=slug)
+
+
+@bp.get("/authors/<slug>/feed.<any(atom, rss):kind>")
+def author_feed(slug: str, kind: str) -> Response:
+    """The newest posts of one author."""
+    return _feed(kind, author_slug=slug)

@@ -1,5 +1,6 @@
-"""The queries behind what readers list: the listing's pages, featured post and picks, the
-topic filter, feeds and the sitemap. Each is one plain SQLAlchemy query over live posts."""
+"""The queries behind what readers list: the listing's pages (of all posts, a topic's or an
+author's), featured post and picks, the topic filter, feeds and the sitemap. Each is one
+plain SQLAlchemy query over live posts."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from blog.models import (
     SiteState,
     Topic,
     live,
+    max_length,
     scheduled,
     utcnow,
     was_revised,
@@ -51,6 +53,14 @@ class TopicFilter:
     def of(self, slug: str) -> TopicCount | None:
         """The entry of the topic with this slug, or None when it has no live posts."""
         return next((entry for entry in self.topics if entry.topic.slug == slug), None)
+
+
+@dataclass(frozen=True)
+class AuthorCount:
+    """An author with the number of their live posts."""
+
+    author: Author
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,9 +253,10 @@ class Cards:
 
 
 @functools.cache
-def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
-    """The cards of one page (`now`, `offset`, `limit`; `topic_id` when `in_topic`), with the
-    newest featured post and the `picks` newest picks when `flagged`, newest first.
+def _cards_statement(in_topic: bool, flagged: bool, by_author: bool = False) -> sa.Select:
+    """The cards of one page (`now`, `offset`, `limit`; `topic_id` when `in_topic`,
+    `author_id` when `by_author`), with the newest featured post and the `picks` newest picks
+    when `flagged`, newest first.
 
     The page's ids come from the listing index alone (an OFFSET over it, never a sort of the
     table), and only the posts shown are joined to what their cards show. Each row says
@@ -257,6 +268,8 @@ def _cards_statement(in_topic: bool, flagged: bool) -> sa.Select:
             PostTopic.post_id == Post.id, PostTopic.topic_id == sa.bindparam("topic_id")
         )
         ids = ids.where(filed.exists())
+    if by_author:  # likewise, walking the listing index, the author is on the row
+        ids = ids.where(Post.author_id == sa.bindparam("author_id"))
     # A CTE, read twice below but worked out once.
     page_ids = (
         ids.order_by(*NEWEST_FIRST)
@@ -319,11 +332,12 @@ def cards(
     number: int,
     per_page: int,
     *,
+    author: Author | None = None,
     featured: bool = False,
     picks: int = 0,
 ) -> Cards:
-    """Page `number` of the listing (of one topic), with the featured post when `featured`
-    and the `picks` newest editor's picks, in one statement."""
+    """Page `number` of the listing (of one topic, of one author's posts), with the featured
+    post when `featured` and the `picks` newest editor's picks, in one statement."""
     flagged = featured or picks > 0
     values: dict[str, object] = {
         "now": utcnow(),
@@ -333,7 +347,10 @@ def cards(
     }
     if topic is not None:
         values["topic_id"] = topic.id
-    rows = database.read(_cards_statement(topic is not None, flagged), values).all()
+    if author is not None:
+        values["author_id"] = author.id
+    statement = _cards_statement(topic is not None, flagged, author is not None)
+    rows = database.read(statement, values).all()
     shown = [(card_from(row), row[-1]) for row in rows]
     page = [card for card, on_page in shown if on_page]
     if not flagged:
@@ -373,10 +390,31 @@ def post_by_slug(slug: str) -> Post | None:
     """A live post with its author and topics, or None."""
     query = (
         sa.select(Post)
-        .options(so.joinedload(Post.author), so.selectinload(Post.topic_links))
+        .options(
+            so.joinedload(Post.author).joinedload(Author.avatar),
+            so.selectinload(Post.topic_links),
+        )
         .where(Post.slug == slug, live())
     )
     return db.session.scalars(query).first()
+
+
+def author_by_slug(slug: str) -> AuthorCount | None:
+    """The author with this slug (and avatar) and their live posts' count, when they have
+    some: an author with none is not public."""
+    # No slug holds a NUL (PostgreSQL refuses one) or runs past the column.
+    if not slug.isprintable() or len(slug) > max_length(Author.__table__.c.slug):
+        return None
+    count = sa.select(sa.func.count(Post.id)).where(Post.author_id == Author.id, live())
+    query = (
+        sa.select(Author, count.scalar_subquery())
+        .options(so.joinedload(Author.avatar))
+        .where(Author.slug == slug)
+    )
+    row = db.session.execute(query).first()
+    if row is None or not row[1]:
+        return None
+    return AuthorCount(row[0], row[1])
 
 
 def topic_by_slug(slug: str) -> Topic | None:
@@ -402,12 +440,17 @@ class Dated:
     lastmod: datetime
 
 
-def newest_posts(limit: int, topic: Topic | None = None) -> list[Post]:
-    """The newest live posts with bodies, authors and topics, for a feed."""
+def newest_posts(
+    limit: int, topic: Topic | None = None, author: Author | None = None
+) -> list[Post]:
+    """The newest live posts (of a topic, of an author) with bodies, authors and topics, for
+    a feed."""
     query = sa.select(Post).options(so.joinedload(Post.author), so.selectinload(Post.topic_links))
     query = query.where(live())
     if topic is not None:
         query = query.where(in_topic(topic))
+    if author is not None:
+        query = query.where(Post.author_id == author.id)
     return list(db.session.scalars(query.order_by(*NEWEST_FIRST).limit(limit)))
 
 

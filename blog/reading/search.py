@@ -963,6 +963,7 @@ def search_page() -> Response:
         more_notice=more_notice(),
         topic=topic,
         topics=[entry.topic for entry in counts.topics] if shown and counts else [],
+        footer_topics=counts.topics if counts else [],
         results=results,
         status_text=_status(text, results, said),
         page_title=f"{title} \u00b7 {current_app.config['SITE_NAME']}",

@@ -22,7 +22,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
-from blog.models import Post, Topic
+from blog.models import Author, Post, Topic
 from blog.reading import listing
 from blog.reading.previews import LOGO_FILE, LOGO_SIZE, link_picture, logo_url
 from blog.web import headers, validators
@@ -85,10 +85,15 @@ def fixed_url(endpoint: str, **values: Any) -> str:
 
 
 def post_urls() -> Callable[[str], str]:
-    """slug → the post's absolute URL, for pages that link many posts: the URL is built once
-    and each slug is quoted into its place by the route's own converter."""
+    """slug → the post's absolute URL, for pages that link many posts."""
+    return slug_urls("public.post")
+
+
+def slug_urls(endpoint: str) -> Callable[[str], str]:
+    """slug → the absolute URL of a page addressed by a slug (a post, an author): the URL is
+    built once and each slug is quoted into its place by the route's own converter."""
     marker = "0-slug-0"
-    head, _, tail = fixed_url("public.post", slug=marker).rpartition(marker)
+    head, _, tail = fixed_url(endpoint, slug=marker).rpartition(marker)
     to_url = _slug_converter().to_url
     # Saved slugs are lowercase letters, digits and dashes, which need no quoting.
     safe = _PLAIN_SLUG.fullmatch
@@ -229,6 +234,26 @@ def _build_publisher() -> dict[str, Any]:
     return publisher
 
 
+def person(name: str, slug: str) -> dict[str, Any]:
+    """An author in structured data: their name and their page."""
+    return {"@type": "Person", "name": name, "url": slug_urls("public.author")(slug)}
+
+
+def postings(cards: Sequence[listing.Card]) -> list[dict[str, Any]]:
+    """A listing's cards as BlogPostings, for the JSON-LD of the pages that list them."""
+    post_url = post_urls()
+    return [
+        {
+            "@type": "BlogPosting",
+            "headline": card.title,
+            "url": post_url(card.slug),
+            "datePublished": iso_datetime(card.published_at),
+            "author": person(card.author.name, card.author.slug),
+        }
+        for card in cards
+    ]
+
+
 def post_modified(post: Post) -> datetime | None:
     """When the post last changed as readers see it: its revision date, else publication."""
     return post.updated_at if post.was_updated else post.published_at
@@ -248,7 +273,7 @@ def post_meta(post: Post) -> PageMeta:
         "mainEntityOfPage": canonical,
         "datePublished": iso_datetime(post.published_at),
         "dateModified": iso_datetime(post_modified(post)),
-        "author": {"@type": "Person", "name": post.author.name},
+        "author": person(post.author.name, post.author.slug),
         "publisher": _publisher(),
         "isPartOf": {
             "@type": "Blog",
@@ -281,11 +306,11 @@ def post_meta(post: Post) -> PageMeta:
     )
 
 
-def listing_title(topic: Topic | None, number: int) -> str:
-    """A listing state's title, as the page's <title> shows it."""
+def listing_title(of: Topic | Author | None, number: int) -> str:
+    """A listing state's title (all posts, a topic's, an author's), as <title> shows it."""
     title = current_app.config["SITE_NAME"]
-    if topic is not None:
-        title = f"{topic.name} · {title}"
+    if of is not None:
+        title = f"{of.name} · {title}"
     return f"{title} · page {number}" if number > 1 else title
 
 
@@ -297,7 +322,7 @@ class _ListingHead:
     description: str
     canonical: str  # of page 1
     feeds: tuple[FeedLink, ...]
-    blog: dict[str, Any] | None  # the home page's JSON-LD without its posts
+    blog: dict[str, Any]  # the page's JSON-LD without its posts (a Blog, a CollectionPage)
 
 
 def _listing_head(topic: Topic | None) -> _ListingHead:
@@ -312,7 +337,7 @@ def _build_listing_head(topic: Topic | None) -> _ListingHead:
     """_listing_head, built."""
     config = current_app.config
     home = fixed_url("public.home")
-    blog = None
+    canonical = home if topic is None else external_url("public.topic", slug=topic.slug)
     if topic is None:
         blog = {
             "@context": SCHEMA_CONTEXT,
@@ -322,10 +347,19 @@ def _build_listing_head(topic: Topic | None) -> _ListingHead:
             "url": home,
             "publisher": _publisher(),
         }
+    else:
+        blog = {
+            "@context": SCHEMA_CONTEXT,
+            "@type": "CollectionPage",
+            "name": listing_title(topic, 1),
+            "url": canonical,
+            "about": {"@type": "Thing", "name": topic.name},
+            "isPartOf": {"@type": "Blog", "name": config["SITE_NAME"], "url": home},
+        }
     return _ListingHead(
         title=listing_title(topic, 1),
         description=config["SITE_DESCRIPTION"],
-        canonical=home if topic is None else external_url("public.topic", slug=topic.slug),
+        canonical=canonical,
         feeds=feed_links(topic),
         blog=blog,
     )
@@ -343,20 +377,9 @@ def listing_meta(
             canonical = external_url("public.home", page=page.number)
         else:
             canonical = external_url("public.topic", slug=topic.slug, page=page.number)
-    data = None
-    if head.blog is not None:
-        post_url = post_urls()
-        posts = [
-            {
-                "@type": "BlogPosting",
-                "headline": post.title,
-                "url": post_url(post.slug),
-                "datePublished": iso_datetime(post.published_at),
-                "author": {"@type": "Person", "name": post.author.name},
-            }
-            for post in page.posts
-        ]
-        data = json_ld({**head.blog, "blogPost": posts})
+    # A Blog lists its posts as blogPost; a topic's CollectionPage has them as its parts.
+    posts = "blogPost" if topic is None else "hasPart"
+    data = json_ld({**head.blog, posts: postings(page.posts)})
     shown = featured or (page.posts[0] if page.posts else None)
     return PageMeta(
         title=title,

@@ -1,4 +1,4 @@
-"""Reader-facing pages: the listing, its topic pages and the post page."""
+"""Reader-facing pages: the listing, its topic and author pages, and the post page."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from flask.wrappers import Response
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring import store
-from blog.reading import listing, search, seo
+from blog.reading import authors, listing, search, seo
 from blog.web import htmx, validators
 from blog.web.headers import cacheable
 from blog.web.pagecache import KeptRoute
@@ -15,62 +15,85 @@ from blog.web.params import page_number
 
 bp = Blueprint("public", __name__)
 
-# Swap targets on the listing page and the blocks of public/listing.html that fill them.
+# Swap targets on the listing pages (all posts, a topic's, an author's) and the blocks of
+# public/listing.html that fill them.
 LISTING_FRAGMENTS = {"all-posts": "all_posts", "post-list": "more_posts"}
 # What each page reads of a request besides its path: the page cache keys on exactly this.
 KEPT_ROUTES = {
     "public.home": KeptRoute(("page",), LISTING_FRAGMENTS),
     "public.topic": KeptRoute(("page",), LISTING_FRAGMENTS),
+    "public.author": KeptRoute(("page",), LISTING_FRAGMENTS),
     "public.post": KeptRoute(),
     # Feeds and the sitemap read nothing but their path; the sitemap costs a scan of every
     # live post, so it is rendered once per data version.
     "feeds.blog_feed": KeptRoute(),
     "feeds.topic_feed": KeptRoute(),
+    "feeds.author_feed": KeptRoute(),
     "seo.sitemap": KeptRoute(),
     # Popular searches, and the prefixes typed on the way to them, render once per version.
     "search.search_page": KeptRoute(("q", "topic", "page"), search.SEARCH_FRAGMENTS),
 }
 
 
-def _listing(topic_slug: str | None) -> Response:
-    """Render the listing for all topics or for one, at the requested page."""
+def _listing(topic_slug: str | None = None, author_slug: str | None = None) -> Response:
+    """Render the listing of all posts, of one topic's or of one author's, at the requested
+    page."""
     number = page_number()
     block = htmx.fragment_for(LISTING_FRAGMENTS)
     found = listing.topic_filter()
-    check = validators.validator("listing", topic_slug, number, block, state=found.state)
+    check = validators.validator(
+        "listing", topic_slug, author_slug, number, block, state=found.state
+    )
     early = validators.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:
         return early
     config = current_app.config
     per_page = config["POSTS_PER_PAGE"]
-    topic, topic_total = None, found.total
+    topic, author, listed = None, None, found.total
     if topic_slug is not None:
         entry = found.of(topic_slug)
         if entry is None:
             abort(404, description="There is no topic by that name.")
-        topic, topic_total = entry.topic, entry.count
-    if number > listing.last_page(topic_total, per_page):
+        topic, listed = entry.topic, entry.count
+    if author_slug is not None:
+        profile = listing.author_by_slug(author_slug)
+        if profile is None:
+            abort(404, description="There is no author by that name.")
+        author, listed = profile.author, profile.count
+    if number > listing.last_page(listed, per_page):
         abort(404, description="That page is past the end of the list.")
-    # Featured and picks sit outside the swapped regions: read them only when shown.
+    # Featured and picks sit outside the swapped regions: read them only when shown. An
+    # author's page is about their posts alone.
+    home = topic is None and author is None
     shown = listing.cards(
         topic,
         number,
         per_page,
-        featured=block is None,
-        picks=config["PICKS_COUNT"] if topic is None and block in (None, "all_posts") else 0,
+        author=author,
+        featured=block is None and author is None,
+        picks=config["PICKS_COUNT"] if home and block in (None, "all_posts") else 0,
     )
-    page = listing.Page(shown.page, number, per_page, topic_total)
+    page = listing.Page(shown.page, number, per_page, listed)
+    meta = None
+    if block is None:
+        meta = (
+            authors.author_meta(author, page)
+            if author is not None
+            else seo.listing_meta(topic, page, shown.featured)
+        )
     response = htmx.render(
         "public/listing.html",
         block,
-        title=seo.listing_title(topic, number),
+        title=seo.listing_title(author or topic, number),
         topic=topic,
+        author=author,
         page=page,
         topics=found.topics,
+        footer_topics=found.topics,
         total=found.total,
         featured=shown.featured,
         picks=shown.picks,
-        meta=seo.listing_meta(topic, page, shown.featured) if block is None else None,
+        meta=meta,
     )
     return cacheable(response, check, vary=htmx.VARY, personal=True)
 
@@ -84,13 +107,21 @@ def home() -> Response:
 @bp.get("/topics/<slug>")
 def topic(slug: str) -> Response:
     """The listing of one topic."""
-    return _listing(slug)
+    return _listing(topic_slug=slug)
+
+
+@bp.get("/authors/<slug>")
+def author(slug: str) -> Response:
+    """An author's page: who they are, and their posts."""
+    return _listing(author_slug=slug)
 
 
 @bp.get("/posts/<slug>")
 def post(slug: str) -> BaseResponse:
     """One post, rendered from its stored, sanitized HTML."""
-    check = validators.validator("post", slug)
+    # The footer's topics come with the site's state, in the statement that reads it alone.
+    found_topics = listing.topic_filter()
+    check = validators.validator("post", slug, state=found_topics.state)
     early = validators.not_modified(check, personal=True)
     if early is not None:
         return early
@@ -110,5 +141,6 @@ def post(slug: str) -> BaseResponse:
         related=listing.related(found),
         newer=newer,
         older=older,
+        footer_topics=found_topics.topics,
     )
     return cacheable(make_response(body), check, personal=True)

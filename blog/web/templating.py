@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Flask, current_app, url_for
 
-from blog.models import Topic
+from blog.models import Author, Topic
 from blog.reading.pictures import picture
 
 
@@ -102,17 +102,20 @@ def iso_datetime(value: datetime | None) -> str:
     return stamp.removesuffix("+00:00") + "Z" if not offset else stamp
 
 
-def listing_url(topic: Topic | None, page: int = 1) -> str:
-    """The URL of a listing state: all topics or one, at a page (page 1 has no parameter)."""
+def listing_url(of: Topic | Author | None, page: int = 1) -> str:
+    """The URL of a listing state: all posts, a topic's or an author's, at a page (page 1
+    has no parameter)."""
     args: dict[str, Any] = {"page": page} if page > 1 else {}
-    if topic is None:
+    if of is None:
         return url_for("public.home", **args)
-    return url_for("public.topic", slug=topic.slug, **args)
+    if isinstance(of, Author):
+        return url_for("public.author", slug=of.slug, **args)
+    return url_for("public.topic", slug=of.slug, **args)
 
 
-def listing_url_for(topic: Topic | None) -> Callable[[int], str]:
+def listing_url_for(of: Topic | Author | None) -> Callable[[int], str]:
     """A page-number → URL function for one listing, for the "read more" control."""
-    return lambda page: listing_url(topic, page)
+    return lambda page: listing_url(of, page)
 
 
 def init_app(app: Flask) -> None:

@@ -500,12 +500,15 @@ def site(live_server: LiveServer, editor_account: EditorAccount) -> Site:
     total = _post_count(live_server, links[0]) if links else 0
     first_card = home.select_one("#post-list .card-title a")
     post_path = str(first_card.get("href") or "") if first_card is not None else ""
+    byline = home.select_one("#post-list .card-author")
+    author_path = str(byline.get("href") or "") if byline is not None else ""
     assert topics and total > 2 * PER_PAGE, "the demo content should fill several pages"
     paths = {
         "home": "/",
         "topic": f"/topics/{max(topics, key=lambda t: t.count).slug}",
         "page-2": "/?page=2",
         "post": post_path,
+        "author": author_path,
         "login": "/login",
         "editor": "/editor/posts/new",
     }

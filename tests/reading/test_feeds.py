@@ -410,9 +410,12 @@ def _atom_rules(tree: etree._Element) -> None:
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("path", ["/feed.atom", "/topics/frontend/feed.atom"])
+@pytest.mark.parametrize(
+    "path", ["/feed.atom", "/topics/frontend/feed.atom", "/authors/ada-example/feed.atom"]
+)
 def test_atom_feeds_follow_the_rfc_4287_grammar(app, client, posts, path):
-    """The site's feed and a topic's are valid Atom, images, summaries and topics included."""
+    """The site's feed, a topic's and an author's are valid Atom, images, summaries and
+    topics included."""
     _feed_posts(app, posts)
     schema = etree.RelaxNG(etree.parse(ATOM_SCHEMA))
     tree = etree.fromstring(client.get(path).get_data())
@@ -451,7 +454,9 @@ def test_the_atom_grammar_refuses_what_the_rfc_forbids(app, client, posts):
     assert schema.validate(tree), schema.error_log  # markup from elsewhere is allowed
 
 
-@pytest.mark.parametrize("path", ["/feed.rss", "/topics/frontend/feed.rss"])
+@pytest.mark.parametrize(
+    "path", ["/feed.rss", "/topics/frontend/feed.rss", "/authors/ada-example/feed.rss"]
+)
 def test_rss_feeds_are_well_formed_with_one_enclosure_an_item(app, client, posts, path):
     """RSS items parse as strict XML and each carries one enclosure with url, length and
     type, and a guid that is the post's permanent id (not a link)."""

@@ -97,7 +97,11 @@ def test_post_page_describes_a_blog_posting(client, posts):
     assert data["datePublished"] == published.replace(tzinfo=UTC).isoformat()
     modified = (published + timedelta(days=5)).replace(tzinfo=UTC).isoformat()
     assert data["dateModified"] == modified
-    assert data["author"] == {"@type": "Person", "name": "Ada Example"}
+    assert data["author"] == {
+        "@type": "Person",
+        "name": "Ada Example",
+        "url": f"{SITE}/authors/ada-example",
+    }
     assert data["image"]["url"] == meta(page, "og:image")
     assert data["image"]["caption"] == meta(page, "og:image:alt")
 

@@ -381,7 +381,7 @@ def test_listing_query_count_is_fixed(app, client, posts, count):
     posts.create(count, topics=("Databases", "Frontend"), editors_pick=True, featured=True)
     last = -(-count // 12)
     cold, warm = {}, {}
-    for url in ("/", f"/?page={last}", "/topics/frontend"):
+    for url in ("/", f"/?page={last}", "/topics/frontend", f"/authors/ada-example?page={last}"):
         pagecache.clear()
         with count_queries(app) as statements:
             assert client.get(url).status_code == 200
@@ -399,7 +399,7 @@ def test_listing_query_count_is_fixed(app, client, posts, count):
     assert len(statements) <= 4
     app.config["PAGE_CACHE"] = False
     try:
-        for url in ("/", f"/?page={last}", "/topics/frontend"):
+        for url in ("/", f"/?page={last}", "/topics/frontend", "/authors/ada-example"):
             with count_queries(app) as statements:
                 assert client.get(url).status_code == 200
             assert len(statements) <= 4, [str(s)[:60] for s in statements]

@@ -124,6 +124,9 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
         post = db.session.scalar(sa.select(Post).where(Post.slug == rich))
         post.image = store_image(picture_bytes("JPEG", (1000, 500)))  # copies: srcset
         post.image_alt = "An orange square"
+        post.author.bio = "Writes about <databases>.\nAnd & more."
+        post.author.url = "https://ada.example/"
+        post.author.avatar = store_image(picture_bytes("PNG", (600, 600)))
         db.session.commit()
     more_posts = htmx("post-list")
     docs = {
@@ -133,6 +136,8 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
         "topic-page-2": body(client.get("/topics/databases?page=2")),
         "post": body(client.get(f"/posts/{rich}")),
         "post-plain": body(client.get("/posts/post-number-1")),
+        "author": body(client.get("/authors/ada-example")),
+        "author-page-2": body(client.get("/authors/ada-example?page=2")),
         "search-empty": body(client.get("/search")),
         "search": body(client.get("/search?q=post")),
         "search-in-topic": body(client.get("/search?q=post&topic=operations")),
@@ -161,6 +166,14 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
         "fragment-topic-read-more": (
             client.get("/topics/databases?page=2", headers=more_posts),
             "ol",
+        ),
+        "fragment-author-read-more": (
+            client.get("/authors/ada-example?page=2", headers=more_posts),
+            "ol",
+        ),
+        "fragment-author-all-posts": (
+            client.get("/authors/ada-example", headers=htmx("all-posts")),
+            None,
         ),
         "fragment-search-main": (client.get("/search?q=post", headers=htmx("main")), None),
         "fragment-search-empty": (client.get("/search", headers=htmx("main")), None),
