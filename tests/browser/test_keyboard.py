@@ -114,8 +114,13 @@ def test_keyboard_journey_filter_read_more_and_post(page: Page, site: Site):
     expect(cards.nth(PER_PAGE)).to_be_focused()
     landed = focus(page)
     assert landed["ring"] and landed["onScreen"]
+    # Each card is its title, then its byline's link to the author's page.
+    bylines = page.locator("#post-list .card-author")
+    page.keyboard.press("Tab")
+    expect(bylines.nth(PER_PAGE)).to_be_focused()
     page.keyboard.press("Tab")
     expect(cards.nth(PER_PAGE + 1)).to_be_focused()
+    page.keyboard.press("Shift+Tab")
     page.keyboard.press("Shift+Tab")
     expect(cards.nth(PER_PAGE)).to_be_focused()
 
