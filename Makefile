@@ -66,8 +66,11 @@ test-postgresql: /usr/bin/java
 browser: setup /usr/bin/chromium /usr/sbin/nginx services
 	$(PYTEST) tests/browser tests/deploy $(call PASS_ARGS,browser)
 
-# Full-page screenshots of every kind of page at phone and desktop widths, for review.
+# Full-page screenshots of every kind of page (the browser suite's Site.paths: home, a topic,
+# page 2, a post, login, the editor, and any page added there) at phone and desktop widths, in
+# the light and the dark colour scheme, for review: artifacts/screenshots/NAME-WIDTH-SCHEME.png.
 screenshots: setup /usr/bin/chromium
+	rm -rf artifacts/screenshots
 	$(PYTEST) tests/browser/test_layout.py -k captured --screenshots
 	@echo "Screenshots in artifacts/screenshots/"
 

@@ -349,17 +349,22 @@ Capture = Callable[[Page, str], None]
 
 @pytest.fixture
 def capture(request: pytest.FixtureRequest) -> Capture:
-    """Save a full-page screenshot as artifacts/screenshots/NAME.png, for people to review;
-    only with `--screenshots` (`make screenshots`), since capturing costs seconds a page."""
+    """Save full-page screenshots as artifacts/screenshots/NAME-light.png and NAME-dark.png
+    (the browser's colour scheme emulated), for people to review; only with `--screenshots`
+    (`make screenshots`), since capturing costs seconds a page."""
     wanted = bool(request.config.getoption("screenshots", default=False))
 
     def capture_(page: Page, name: str) -> None:
         if not wanted:
             return
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=path, full_page=True)
-        assert path.stat().st_size > 10_000, f"{path.name} looks empty"
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            page.evaluate("() => document.fonts.ready.then(() => true)")
+            path = SCREENSHOTS / f"{name}-{scheme}.png"
+            page.screenshot(path=path, full_page=True)
+            assert path.stat().st_size > 10_000, f"{path.name} looks empty"
+        page.emulate_media(color_scheme="light")
 
     return capture_
 
