@@ -185,6 +185,9 @@ class Post(Model):
     # The post's permanent identity, fixed when it is created: feed entry ids are built on
     # it, and export and import carry it (`id:`), whereas the database id changes with them.
     uid: so.Mapped[uuid.UUID] = so.mapped_column(sa.Uuid, unique=True, default=uuid.uuid4)
+    # The drawing chosen by hand (blog/reading/drawing_spec.py), stored in its one spelling;
+    # empty: the post's words choose it.
+    illustration: so.Mapped[str] = so.mapped_column(sa.String(300), default="", server_default="")
 
     __mapper_args__ = {"version_id_col": lock_version}
 

@@ -32,6 +32,8 @@ from blog.authoring import revisions, store
 from blog.authoring.forms import (
     MAX_TOPIC_NAME,
     MAX_TOPICS,
+    SLUG_MAX,
+    SUMMARY_MAX,
     TITLE_MAX,
     ConfirmForm,
     PostForm,
@@ -52,7 +54,8 @@ from blog.models import (
     scheduled,
     utcnow,
 )
-from blog.reading import listing
+from blog.reading import drawing_spec, listing
+from blog.reading.pictures import drawing_for
 from blog.web import htmx
 from blog.web.errors import error_page
 from blog.web.params import page_number
@@ -484,6 +487,7 @@ def _save(post: Post | None) -> BaseResponse:
         editors_pick=form.editors_pick.data,
         image=image,
         image_alt=form.image_alt.data,
+        illustration=drawing_spec.canonical(form.illustration.data or ""),
         updated_at=post.updated_at if post is not None else None,
         keep_updated_date=form.keep_updated_date.data,
     )
@@ -685,6 +689,23 @@ def slug_hint() -> Response:
     )
 
 
+@bp.post("/drawing")
+def drawing_preview() -> Response:
+    """The live preview of the drawing the `illustration` field chooses, for the title,
+    summary and address typed (an htmx fragment); 422 with the rule it breaks instead."""
+    form = request.form
+    text = store.clean_text(form.get("illustration", "")).strip()
+    title = store.clean_text(form.get("title", ""))[:TITLE_MAX]
+    summary = store.clean_text(form.get("summary", ""))[:SUMMARY_MAX]
+    slug = store.slug_for(form.get("slug", "")[:SLUG_MAX] or title) or "new-post"
+    try:
+        written = drawing_spec.canonical(text)
+    except drawing_spec.SpecError as error:
+        return htmx.render("editor/_drawing.html", None, 422, drawing_problem=str(error))
+    drawing = drawing_for(slug, title, summary, written)
+    return htmx.render("editor/_drawing.html", None, drawing=drawing, written=written)
+
+
 # History -------------------------------------------------------------------------------------
 
 
@@ -796,6 +817,7 @@ def restore(post_id: int, revision_id: int) -> BaseResponse:
         editors_pick=post.editors_pick,
         image=post.image,
         image_alt=post.image_alt,
+        illustration=post.illustration,
         updated_at=post.updated_at,
     )
     try:

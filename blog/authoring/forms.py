@@ -25,6 +25,7 @@ from wtforms.widgets import DateTimeLocalInput
 
 from blog.authoring.store import SCHEDULED, TOPIC_SLUG_MAX, clean_text, slug_for, topic_slug
 from blog.models import DRAFT, PUBLISHED, utcnow
+from blog.reading.drawing_spec import SpecError, parse
 from blog.web.templating import in_site_zone, site_zone
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -59,6 +60,15 @@ def _printable(value: str | None) -> str | None:
 def _unix_newlines(value: str | None) -> str | None:
     """Browsers send textarea lines ending in CR LF; the store keeps LF only."""
     return value.replace("\r\n", "\n").replace("\r", "\n") if isinstance(value, str) else value
+
+
+def _drawing(field: Field) -> None:
+    """The drawing's spec follows the rules of blog/reading/drawing_spec.py (the message says
+    which one it breaks)."""
+    try:
+        parse(field.data or "")
+    except SpecError as error:
+        raise ValidationError(str(error)) from error
 
 
 class Limit:
@@ -263,6 +273,9 @@ class PostForm(FlaskForm):
         "Alt text",
         validators=[Limit(IMAGE_ALT_MAX, "The alt text")],
         filters=[_printable, _strip],
+    )
+    illustration = StringField(
+        "Drawing", validators=[lambda form, field: _drawing(field)], filters=[_printable, _strip]
     )
     remove_image = BooleanField("Remove the image (the post shows its generated drawing)")
     # The hash of an image uploaded with an earlier, refused submission of this form.

@@ -181,6 +181,7 @@ def new_post(
     featured: bool = False,
     editors_pick: bool = False,
     image_alt: str | None = None,
+    illustration: str = "",
     old_slugs: Iterable[str] = (),
 ) -> Post:
     """Add a post to the session: published when it has a date, a draft otherwise.
@@ -198,6 +199,7 @@ def new_post(
         featured=featured,
         editors_pick=editors_pick,
         image_alt=clean_text(image_alt).strip() or None,
+        illustration=illustration,
     )
     post.set_topics(topics)
     set_body(post, body)
@@ -252,6 +254,8 @@ class PostFields:
     editors_pick: bool = False
     image: Image | None = None
     image_alt: str | None = None
+    # The drawing's spec in its stored spelling (drawing_spec.canonical), "" for none.
+    illustration: str = ""
     # The "Updated" date the post carries: the editor passes the stored one, a file its own.
     updated_at: datetime | None = None
     # Do not move the "Updated" date to now when a live post's text changes: the editor's
@@ -328,6 +332,7 @@ def _apply(post: Post, fields: PostFields, now: datetime) -> None:
     post.image = fields.image
     # The generated illustration describes itself; alt text belongs to an uploaded image.
     post.image_alt = (clean_text(fields.image_alt).strip() or None) if fields.image else None
+    post.illustration = fields.illustration
     if rerender:
         set_body(post, body)
     post.modified_at = now

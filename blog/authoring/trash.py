@@ -69,6 +69,7 @@ def snapshot_of(post: Post) -> dict[str, Any]:
         "editors_pick": post.editors_pick,
         "image_sha256": post.image.sha256 if post.image is not None else None,
         "image_alt": post.image_alt,
+        "illustration": post.illustration,
         "author": post.author.name,
         "topics": [topic.name for topic in post.topics],
         "old_slugs": [[row.old_slug, _when(row.created_at)] for row in redirects],
@@ -213,6 +214,7 @@ def restore(entry: TrashedPost) -> Post:
         author=store.author_named(data["author"]),
         image=image,
         image_alt=data["image_alt"] if image is not None else None,
+        illustration=data.get("illustration", ""),  # snapshots from before it have none
     )
     if topics:
         post.set_topics(list(dict.fromkeys(topics[name] for name in data["topics"])))

@@ -21,7 +21,7 @@ from lxml import html as lxml_html
 
 from blog.models import Author, Post, Topic
 from blog.reading import listing
-from blog.reading.pictures import Picture, drawing_for, picture
+from blog.reading.pictures import Picture, picture, post_drawing
 from blog.reading.seo import (
     FEED_TYPES,
     absolute_url,
@@ -96,7 +96,7 @@ def picture_bytes(post: Post) -> int:
     the post's drawing (deterministic, and cached on the words it is drawn from)."""
     if post.image is not None:
         return post.image.byte_size
-    return len(drawing_for(post.slug, post.title, post.excerpt).svg.encode("utf-8"))
+    return len(post_drawing(post).svg.encode("utf-8"))
 
 
 def picture_html(shown: Picture, src: str) -> str:

@@ -96,6 +96,7 @@ class Card:
     image_alt: str | None
     featured: bool
     editors_pick: bool
+    illustration: str  # the drawing's spec, when chosen by hand
     author: Label
     primary_topic: Label | None
     image: CardImage | None
@@ -158,6 +159,7 @@ CARD_COLUMNS = (
     Post.image_alt,
     Post.featured,
     Post.editors_pick,
+    Post.illustration,
     Author.name,
     Author.slug,
     _PRIMARY.name,
@@ -308,8 +310,8 @@ def card_select(*extra: sa.ColumnElement[Any]) -> sa.Select:
 
 def card_from(row: sa.Row) -> Card:
     """A card from one row of a card_select() statement."""
-    (id_, slug, title, excerpt, published, updated, minutes, alt, featured, pick) = row[:10]
-    author_name, author_slug, topic_name, topic_slug, sha256, kind, width, height = row[10:18]
+    (id_, slug, title, excerpt, published, updated, minutes, alt, featured, pick, spec) = row[:11]
+    author_name, author_slug, topic_name, topic_slug, sha256, kind, width, height = row[11:19]
     return Card(
         id_,
         slug,
@@ -321,6 +323,7 @@ def card_from(row: sa.Row) -> Card:
         alt,
         featured,
         pick,
+        spec,
         Label(author_name, author_slug),
         Label(topic_name, topic_slug) if topic_name is not None else None,
         CardImage(sha256, kind, width, height) if sha256 is not None else None,

@@ -13,7 +13,7 @@ from blog.authoring import renditions
 from blog.authoring.images import image_url
 from blog.extensions import db
 from blog.models import Post, live
-from blog.reading.drawings import Spec
+from blog.reading import drawing_spec
 from blog.reading.illustrations import HEIGHT, WIDTH, Illustration, illustration
 from blog.reading.listing import Card
 from blog.web.headers import public_cache_control
@@ -37,15 +37,11 @@ class Picture:
     webp_srcset: str = ""  # the same widths in WebP, for a <source> ahead of the <img>
 
 
-def drawing_for(
-    slug: str, title: str = "", summary: str = "", spec: Spec | None = None
-) -> Illustration:
-    """A post's generated drawing, from the words cards show (title and excerpt).
-
-    `spec` is the hook for a drawing chosen by hand (a future `illustration:` field): given,
-    it is drawn instead of what the words ask for. Pass it here from both `picture` and the
-    route, so the page and the SVG agree.
+def drawing_for(slug: str, title: str = "", summary: str = "", written: str = "") -> Illustration:
+    """A post's generated drawing, from the words cards show (title and excerpt), or from its
+    `illustration:` spec (`written`) where it has one: what the spec names, the words the rest.
     """
+    spec = drawing_spec.applied(written, slug, title, summary) if written else None
     return illustration(slug, title, summary, site=current_app.config["SITE_NAME"], spec=spec)
 
 
@@ -56,7 +52,7 @@ def illustration_url(slug: str, drawing: Illustration) -> str:
 
 def post_drawing(post: Post | Card) -> Illustration:
     """The drawing a post shows when it has no uploaded image."""
-    return drawing_for(post.slug, post.title, post.excerpt)
+    return drawing_for(post.slug, post.title, post.excerpt, post.illustration)
 
 
 def picture(post: Post | Card) -> Picture:
@@ -88,7 +84,7 @@ def served_drawing(slug: str) -> tuple[Illustration, bool]:
     """The drawing the slug's live post shows, or the slug's own for any other slug; and
     whether a live post has that slug."""
     words = db.session.execute(
-        sa.select(Post.title, Post.excerpt).where(Post.slug == slug, live())
+        sa.select(Post.title, Post.excerpt, Post.illustration).where(Post.slug == slug, live())
     ).first()
     if words is None:
         return drawing_for(slug), False

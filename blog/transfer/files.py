@@ -362,6 +362,7 @@ def entry_of(post: Post) -> Entry:
         featured=post.featured,
         editors_pick=post.editors_pick,
         image_alt=store.clean_text(post.image_alt).strip() or None,
+        illustration=post.illustration,
         body=canonical_body(post.body_markdown),
     )
 
@@ -403,6 +404,7 @@ def _fields(
         editors_pick=entry.editors_pick,
         image=image,
         image_alt=entry.image_alt if image is not None else None,
+        illustration=entry.illustration,
         updated_at=entry.updated_at,
         keep_updated_date=True,
     )
@@ -468,6 +470,7 @@ def _save(
                 featured=fields.featured,
                 editors_pick=fields.editors_pick,
                 image_alt=fields.image_alt,
+                illustration=fields.illustration,
                 old_slugs=fields.old_slugs,
             )
             post.status = fields.status

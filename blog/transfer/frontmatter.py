@@ -13,6 +13,7 @@ import yaml
 
 from blog.authoring.store import clean_text, slug_for
 from blog.models import Author, Post, Topic, max_length
+from blog.reading.drawing_spec import SpecError, canonical
 
 # The field names this format writes, in the order it writes them.
 FIELDS = (
@@ -30,6 +31,7 @@ FIELDS = (
     "editors_pick",
     "image",
     "image_alt",
+    "illustration",
 )
 # Names other generators use for the same fields (matched case-insensitively, like FIELDS).
 ALIASES = {
@@ -112,6 +114,8 @@ class Entry:
     editors_pick: bool = False
     image: str | None = None
     image_alt: str | None = None
+    # The drawing chosen by hand (`illustration:`), in its stored spelling; "" for none.
+    illustration: str = ""
     # Slugs the post had before: each still leads to it (a redirect), in the file's order.
     redirect_from: list[str] = field(default_factory=list)
     body: str = ""
@@ -341,6 +345,21 @@ class _Reader:
         )
         return None
 
+    def drawing(self, value: Raw, line: int, name: str) -> str | None:
+        """A drawing's spec in its stored spelling; None (and a problem) when it breaks a rule."""
+        if not isinstance(value, str):
+            self.problem(
+                line,
+                f"`{name}` must be text like `kind: bars`, not a {_kind(value)}"
+                f' (in YAML, quote it: {name}: "kind: bars; values: 800 ms, 120 ms")',
+            )
+            return None
+        try:
+            return canonical(value)
+        except SpecError as error:
+            self.problem(line, f"`{name}`: {error}")
+            return None
+
     def names(
         self, value: Raw, line: int, name: str, limit: int, noun: str = "name"
     ) -> list[str] | None:
@@ -488,6 +507,8 @@ def _value(reader: _Reader, target: str, given: list[tuple[str, Raw, int]]) -> A
         return reader.old_slugs(value, line, name)
     if target == "id":
         return reader.uid(value, line, name)
+    if target == "illustration":
+        return reader.drawing(value, line, name)
     limits = {"title": TITLE_MAX, "slug": SLUG_MAX, "image_alt": ALT_MAX}
     return reader.text(value, line, name, limits.get(target))
 
@@ -545,6 +566,7 @@ def _entry(
         editors_pick=bool(values.get("editors_pick")),
         image=image,
         image_alt=image_alt,
+        illustration=values.get("illustration") or "",
         redirect_from=redirect_from,
         body=body,
         lines=lines,
@@ -599,6 +621,7 @@ def write_post(entry: Entry) -> str:
         "editors_pick": entry.editors_pick,
         "image": entry.image,
         "image_alt": entry.image_alt,
+        "illustration": entry.illustration,
     }
     header |= {name: value for name, value in optional.items() if value}
     front = yaml.dump(

@@ -149,6 +149,7 @@ def test_header_shows_login_to_visitors_and_write_to_editors(app, client, posts)
         ("get", "/editor/posts/1/delete"),
         ("post", "/editor/posts/1/delete"),
         ("post", "/editor/preview"),
+        ("post", "/editor/drawing"),
         ("get", "/editor/slug?title=x"),
         ("get", "/editor/trash"),
         ("post", "/editor/trash/1/restore"),

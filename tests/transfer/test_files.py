@@ -257,6 +257,49 @@ def test_bad_file_among_a_hundred_good_ones_imports_nothing(app, runner, tmp_pat
     assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
 
 
+def test_the_drawing_spec_travels_through_export_and_import(app, runner, tmp_path):
+    """`illustration:` is stored in its one spelling, written back by export, and an import
+    of that export changes nothing; into an empty database it comes back as it was."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "p.md").write_text(
+        "---\ntitle: Drawn by hand\ndate: 2024-01-01\ntopics: [A]\n"
+        'illustration: "KIND: bars; values: 800ms, 120 ms"\n---\nBody\n'
+    )
+    assert run(runner, "import", str(tmp_path / "in")).exit_code == 0
+    with app.app_context():
+        assert post_named("drawn-by-hand").illustration == "kind: bars; values: 800 ms, 120 ms"
+    assert run(runner, "export", str(tmp_path / "out")).exit_code == 0
+    written = (tmp_path / "out" / "drawn-by-hand.md").read_text()
+    assert "\nillustration: 'kind: bars; values: 800 ms, 120 ms'\n" in written
+    result = run(runner, "import", str(tmp_path / "out"))
+    assert result.output == "created 0, updated 0, unchanged 1\n"
+    empty_database(app)
+    assert run(runner, "import", str(tmp_path / "out")).exit_code == 0
+    with app.app_context():
+        assert post_named("drawn-by-hand").illustration == "kind: bars; values: 800 ms, 120 ms"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"kind: teapot"', "`illustration`: There is no drawing of kind “teapot”"),
+        ('"kind: bars; values: -1, NaN"', "`illustration`: `values`: “-1” is negative"),
+        ('"kind: bars; kind: queue"', "`illustration`: `kind` is given twice"),
+        ("[kind, bars]", "`illustration` must be text like `kind: bars`"),
+        ('"' + "x" * 200_000 + '"', "`illustration`: The drawing's spec is 200,000 characters"),
+    ],
+)
+def test_a_bad_drawing_spec_refuses_the_import(app, runner, tmp_path, value, message):
+    """A broken spec names the file, the line and the rule, and nothing is imported."""
+    write_files(tmp_path, 3)
+    bad = tmp_path / "zz-bad.md"
+    bad.write_text(f"---\ntitle: Bad\ndate: 2024-01-01\ntopics: [A]\nillustration: {value}\n---\n")
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{bad}:5: {message}" in result.stderr
+    assert counts(app)["posts"] == 0
+
+
 def test_bad_image_refuses_the_import_and_keeps_no_image(app, runner, tmp_path):
     """An image the store refuses is a problem like any other: nothing is kept."""
     site = tmp_path / "site"
@@ -362,7 +405,7 @@ def test_problems_across_files_are_all_reported(runner):
         " 2024-01-02 or 2024-01-02T10:20:00Z, not `last tuesday`",
         f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug, id,"
         " redirect_from, date, updated, draft, author, topics, summary, featured, editors_pick,"
-        " image, image_alt; or pass --ignore-field layout to skip it)",
+        " image, image_alt, illustration; or pass --ignore-field layout to skip it)",
         f"{folder / 'bad-fields.md'}:6: `featured` must be true or false, not `maybe`",
         f"{folder / 'no-title.md'}:1: `title` is missing",
     ]
@@ -1137,6 +1180,7 @@ _WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1,
         featured=st.booleans(),
         editors_pick=st.booleans(),
         image_alt=st.none() | _NAME,
+        illustration=st.sampled_from(["", "kind: bars; values: 800 ms, 3x; labels: a: b, 'c'"]),
         redirect_from=st.lists(_SLUG, unique=True, max_size=3),
         body=st.text(max_size=200).map(canonical_body),
     ).filter(lambda entry: entry.slug not in entry.redirect_from)

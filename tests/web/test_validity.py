@@ -193,7 +193,12 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
 def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
     """What a logged-in editor is served: the post list, the editor, history and trash."""
     log_in_as(client, make_editor(app))
-    post_id = create(client, title="Shared post", body="First line.\nSecond line.")
+    post_id = create(
+        client,
+        title="Shared post",
+        body="First line.\nSecond line.",
+        illustration="kind: bars; values: 800 ms, 120 ms",
+    )
     changed = save(client, post_id, body="First line.\nA changed line.", title="Renamed")
     assert changed.status_code == 303
     assert autosave(client, post_id, body="Typed but not saved.").status_code == 204
@@ -244,6 +249,22 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
                 headers=htmx("preview") | {"X-CSRFToken": csrf_token(client, "/editor/")},
             ),
             200,
+        ),
+        "fragment-drawing-preview": (
+            client.post(
+                "/editor/drawing",
+                data={"illustration": "kind: bars; values: 800 ms, 120 ms", "title": "Renamed"},
+                headers=htmx("drawing-preview") | {"X-CSRFToken": csrf_token(client, "/editor/")},
+            ),
+            200,
+        ),
+        "fragment-drawing-problem": (
+            client.post(
+                "/editor/drawing",
+                data={"illustration": "kind: pie"},
+                headers=htmx("drawing-preview") | {"X-CSRFToken": csrf_token(client, "/editor/")},
+            ),
+            422,
         ),
         "fragment-slug-hint": (
             client.get("/editor/slug?title=Shared+post", headers=htmx("slug-hint")),
