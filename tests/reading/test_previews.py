@@ -146,11 +146,12 @@ def test_the_logo_is_a_square_png_in_the_publisher(client, posts, kept):
 
 
 def test_no_page_previews_an_svg(app, client, posts, kept):
-    """On every page kind (home, its page 2, a topic, a post, a post with an uploaded image)
+    """On every page kind (home, its page 2, a topic, an author, a post, one with an upload)
     every preview image is a raster: drawings as PNG, an upload as itself."""
     slugs = posts.create(14, topics=("Databases",))
     give_image(app, slugs[0], png(), "A blue square.")
-    pages = ["/", "/?page=2", "/topics/databases", f"/posts/{slugs[0]}", f"/posts/{slugs[1]}"]
+    pages = ["/", "/?page=2", "/topics/databases", "/authors/ada-example"]
+    pages += [f"/posts/{slugs[0]}", f"/posts/{slugs[1]}"]
     seen = set()
     for url in pages:
         images = page_images(client, url)
