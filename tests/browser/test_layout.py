@@ -46,6 +46,26 @@ PAST_THE_EDGE = """(limit) => {
 }"""
 
 
+# Phrases that must not break across lines: "5 min read" and each date.
+BROKEN_PHRASES = """() => {
+  const lines = (rects) => new Set([...rects].map((r) => Math.round(r.top))).size;
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const found of node.data.matchAll(/\\d+\\s+min\\s+read/g)) {
+      const range = document.createRange();
+      range.setStart(node, found.index);
+      range.setEnd(node, found.index + found[0].length);
+      if (lines(range.getClientRects()) > 1) broken.push(found[0]);
+    }
+  }
+  for (const time of document.querySelectorAll("time")) {
+    if (lines(time.getClientRects()) > 1) broken.push(time.textContent);
+  }
+  return broken;
+}"""
+
+
 def card_columns(page: Page, selector: str = "#post-list .card") -> int:
     """How many distinct columns the cards sit in."""
     lefts = page.eval_on_selector_all(
@@ -69,6 +89,8 @@ def test_pages_fit_the_width_and_are_captured(
         assert overflow <= 0, f"{name} at {width}px scrolls sideways by {overflow}px"
         wide = page.evaluate(PAST_THE_EDGE, width)
         assert not wide, f"{name} at {width}px has elements past the edge: {wide}"
+        broken = page.evaluate(BROKEN_PHRASES)
+        assert not broken, f"{name} at {width}px breaks {broken} across lines"
         if page.locator("#post-list").count():
             columns = card_columns(page)
             assert columns == 1 if width == PHONE else columns >= 3, f"{name}: {columns} columns"

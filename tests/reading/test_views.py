@@ -203,7 +203,8 @@ def test_cards_show_topic_title_summary_author_date_and_link(client, posts):
     assert card.select_one(".card-read")["href"] == f"/posts/{slug}"
     assert card.select_one(".card-read").get_text() == "read →"
     meta = card.select_one(".card-meta").get_text()
-    assert meta.startswith("Ada Example · Nov 12, 2025 · ") and meta.endswith(" min read")
+    assert meta.startswith("Ada Example · Nov 12, 2025 · ")
+    assert meta.endswith("\u00a0min\u00a0read"), "no-break spaces keep '5 min read' on one line"
     image = card.select_one("img")
     assert image["src"].startswith(f"/illustrations/{slug}.svg?v=")
     assert len(image["alt"]) > 20 and image["width"] == "640" and image["height"] == "360"
