@@ -31,7 +31,7 @@ import argparse
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -196,10 +196,15 @@ def memoized_render(log: Callable[[str], None]) -> Iterator[None]:
             summary=first.summary,
         )
 
-    def render(markdown_text: str, *, nofollow: bool = False) -> markup.Rendered:
+    def render(
+        markdown_text: str,
+        *,
+        nofollow: bool = False,
+        images: Mapping[str, markup.Copies] | None = None,
+    ) -> markup.Rendered:
         head, _, rest = markdown_text.partition("\n\n")
-        if not state["compose"] or not rest:
-            return original(markdown_text, nofollow=nofollow)
+        if not state["compose"] or not rest or images:
+            return original(markdown_text, nofollow=nofollow, images=images)
         if (rest, nofollow) not in parts:
             parts[(rest, nofollow)] = piece(rest, nofollow)
             full = original(markdown_text, nofollow=nofollow)

@@ -49,7 +49,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     INSTANCE_DIR.mkdir(exist_ok=True)
 
     from blog import cli, database
-    from blog.authoring import auth, editor, images
+    from blog.authoring import auth, body_images, editor, images
     from blog.extensions import db, htmx, migrate
     from blog.reading import authors, feeds, pictures, previews, search, seo, views
     from blog.web import errors, headers, hosts, pagecache, security, static, templating, versions
@@ -83,6 +83,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     auth.init_app(app)
     editor.init_app(app)
     app.register_blueprint(images.bp)
+    body_images.init_app(app)
     # The WSGI layers around Flask, innermost first: responses that set a cookie are marked
     # no-store once every cookie is known; kept pages are answered before Flask runs; the
     # proxy fix tells both the client's real scheme and address; outermost, a request for a

@@ -646,7 +646,7 @@ def _preview_html(body: str) -> str:
     """The body rendered exactly as the post page renders it (TooSlow past the time limit)."""
     if not body.strip():
         return ""
-    return markup.render(store.clean_text(body), nofollow=current_app.config["LINK_NOFOLLOW"]).html
+    return store.render_body(store.clean_text(body)).html
 
 
 def _preview(body: str) -> tuple[str, str]:

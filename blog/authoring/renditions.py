@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
 import PIL.Image
 import sqlalchemy as sa
 import sqlalchemy.orm as so
-from flask import url_for
 from PIL import ImageOps, ImageSequence
 
 from blog.authoring import images
 from blog.database import begin_write
 from blog.extensions import db
+from blog.markup import Copies
 from blog.models import Image, ImageRendition
 
 WIDTHS = (480, 960, 1600)
@@ -47,6 +48,9 @@ class SizedImage(Protocol):
     @property
     def width(self) -> int: ...
 
+    @property
+    def height(self) -> int: ...
+
 
 def widths_for(width: int) -> tuple[int, ...]:
     """The copy widths an image of this width gets: those smaller than itself."""
@@ -58,32 +62,55 @@ def formats_for(content_type: str) -> tuple[str, ...]:
     return (WEBP,) if content_type == WEBP else (WEBP, content_type)
 
 
-def copy_url(image: SizedImage, width: int, content_type: str) -> str:
-    """The permanent address of one copy: the original's hash, the width and the format."""
-    name = f"{image.sha256}-{width}.{FORMATS[content_type][1]}"
-    return url_for("images.serve", name=name)
+def copy_url(src: str, image: SizedImage, width: int, content_type: str) -> str:
+    """The permanent address of one copy, beside the original's address `src`: the
+    original's hash, the width and the format."""
+    folder = src.rpartition("/")[0]
+    return f"{folder}/{image.sha256}-{width}.{FORMATS[content_type][1]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Sources:
-    """The srcset values of an <img> (its own format) and of its WebP <source> ("" if none)."""
-
-    srcset: str
-    webp_srcset: str
-
-
-def sources(image: SizedImage, src: str) -> Sources | None:
-    """The image's srcset values (`src` is the original's address), or None when it is too
-    small to have copies."""
+def sources(image: SizedImage, src: str) -> Copies | None:
+    """The image's size and srcset values (`src` is the original's address), or None when
+    it is too small to have copies."""
     widths = widths_for(image.width)
     if not widths:
         return None
-    own = [f"{copy_url(image, width, image.content_type)} {width}w" for width in widths]
+    own = [f"{copy_url(src, image, width, image.content_type)} {width}w" for width in widths]
     own.append(f"{src} {image.width}w")
-    if image.content_type == WEBP:
-        return Sources(", ".join(own), "")
-    webp = ", ".join(f"{copy_url(image, width, WEBP)} {width}w" for width in widths)
-    return Sources(", ".join(own), webp)
+    webp = ""
+    if image.content_type != WEBP:
+        webp = ", ".join(f"{copy_url(src, image, width, WEBP)} {width}w" for width in widths)
+    return Copies(image.width, image.height, ", ".join(own), webp)
+
+
+# The address of a stored image as a body writes it: /images/<sha256>.<ext>.
+BODY_IMAGE = re.compile(r"/images/([0-9a-f]{64})\.(png|jpg|webp|gif)\b")
+# The most stored images one body's render looks up: more are shown without copies.
+MAX_BODY_IMAGES = 200
+
+
+def copies_in(markdown_text: str) -> dict[str, Copies]:
+    """For each stored image a body names (as `/images/<hash>.<ext>`), what the render
+    needs to offer its copies; images too small for copies get their size alone."""
+    named: dict[str, str] = {}
+    for found in BODY_IMAGE.finditer(markdown_text):
+        named.setdefault(found.group(1), found.group(0))
+        if len(named) >= MAX_BODY_IMAGES:
+            break
+    if not named:
+        return {}
+    rows = db.session.execute(
+        sa.select(Image.sha256, Image.content_type, Image.width, Image.height).where(
+            Image.sha256.in_(named)
+        )
+    )
+    found_copies: dict[str, Copies] = {}
+    for row in rows:
+        src = named[row.sha256]
+        if FORMATS[row.content_type][1] != src.rpartition(".")[2]:
+            continue  # the address names another format: it is a 404
+        found_copies[src] = sources(row, src) or Copies(row.width, row.height, "", "")
+    return found_copies
 
 
 def _frames(

@@ -14,6 +14,7 @@ from flask import current_app
 from slugify import slugify
 
 from blog import markup
+from blog.authoring import renditions
 from blog.extensions import db
 from blog.models import (
     DRAFT,
@@ -152,10 +153,20 @@ def author_named(name: str) -> Author:
     return authors_named([name])[name]
 
 
+def render_body(markdown_text: str) -> markup.Rendered:
+    """A body as pages show it: the site's link policy, and the stored images it names
+    offering their resized copies (TooSlow past the time limit)."""
+    return markup.render(
+        markdown_text,
+        nofollow=current_app.config["LINK_NOFOLLOW"],
+        images=renditions.copies_in(markdown_text),
+    )
+
+
 def set_body(post: Post, markdown_text: str) -> None:
     """Store the Markdown with its sanitized render, reading time and card excerpt."""
     markdown_text = clean_text(markdown_text)
-    rendered = markup.render(markdown_text, nofollow=current_app.config["LINK_NOFOLLOW"])
+    rendered = render_body(markdown_text)
     post.body_markdown = markdown_text
     post.body_html = rendered.html
     post.reading_minutes = rendered.reading_minutes

@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import bleach
@@ -30,6 +31,7 @@ from flask import current_app, has_app_context
 
 from blog.markup.budget import DEFAULT_LIMIT, TooSlow, within
 from blog.markup.code import CodeFormatter
+from blog.markup.images import Copies, ImagesExtension
 from blog.markup.links import LinearLinksExtension
 from blog.markup.policy import ALLOWED_TAGS, SAFE_SCHEMES, allow_attribute, find_violations
 from blog.markup.text import TextStats, minutes_for, text_stats, truncate_words
@@ -38,6 +40,7 @@ from blog.markup.tree import PipelineExtension, heading_slug
 
 __all__ = [
     "PIPELINE_VERSION",
+    "Copies",
     "Rendered",
     "TocEntry",
     "TooSlow",
@@ -49,8 +52,9 @@ __all__ = [
 ]
 
 # Bumped when the HTML a body renders to changes, so stored renders are made again (on the
-# next save, and by `posts rerender`). 2: code labels and focus, table alignment, dir.
-PIPELINE_VERSION = 2
+# next save, and by `posts rerender`). 2: code labels and focus, table alignment, dir. 3: the
+# site's own images in bodies offer their resized copies (srcset).
+PIPELINE_VERSION = 3
 TOC_MIN_SECTIONS = 3
 SUMMARY_LIMIT = 300
 WORDS_PER_MINUTE = 230
@@ -67,6 +71,7 @@ _EXTENSIONS = [
     "toc",
     "pymdownx.magiclink",
     LinearLinksExtension(),
+    ImagesExtension(),
     PipelineExtension(),
 ]
 _EXTENSION_CONFIGS = {
@@ -134,11 +139,14 @@ def _flatten(tokens: list[dict]) -> list[TocEntry]:
     return entries
 
 
-def _to_html(markdown_text: str, *, nofollow: bool = False) -> tuple[str, list[TocEntry]]:
+def _to_html(
+    markdown_text: str, *, nofollow: bool = False, images: Mapping[str, Copies] | None = None
+) -> tuple[str, list[TocEntry]]:
     """Markdown to sanitized HTML plus TOC entries."""
     md = _converter()
     md.reset()
     md.treeprocessors["fieldnotes"].nofollow = nofollow
+    md.treeprocessors["images"].known = images or {}
     body = md.convert(_CONTROL_RE.sub("", markdown_text or ""))
     return sanitize(body), _flatten(getattr(md, "toc_tokens", []))
 
@@ -153,12 +161,15 @@ def _time_limit(given: float | None) -> float:
 
 
 def _timed(
-    markdown_text: str, nofollow: bool, time_limit: float | None
+    markdown_text: str,
+    nofollow: bool,
+    time_limit: float | None,
+    images: Mapping[str, Copies] | None = None,
 ) -> tuple[str, list[TocEntry], TextStats]:
     """The sanitized HTML, TOC entries and text stats, or TooSlow past the time limit."""
 
     def work() -> tuple[str, list[TocEntry], TextStats]:
-        body, toc = _to_html(markdown_text, nofollow=nofollow)
+        body, toc = _to_html(markdown_text, nofollow=nofollow, images=images)
         return body, toc, text_stats(body)
 
     _converter()  # built before the clock starts (and before a fork, so the child has it)
@@ -170,14 +181,19 @@ def _timed(
 
 
 def render(
-    markdown_text: str, *, nofollow: bool = False, time_limit: float | None = None
+    markdown_text: str,
+    *,
+    nofollow: bool = False,
+    time_limit: float | None = None,
+    images: Mapping[str, Copies] | None = None,
 ) -> Rendered:
     """Render a post body; the html is sanitized and safe to mark as Markup.
 
-    Raises TooSlow when it takes longer than `time_limit` seconds (by default the app's
-    MARKDOWN_TIME_LIMIT), having kept nothing.
+    `images` gives, by the address the text uses, the resized copies of the site's own
+    images. Raises TooSlow when it takes longer than `time_limit` seconds (by default the
+    app's MARKDOWN_TIME_LIMIT), having kept nothing.
     """
-    body, toc, stats = _timed(markdown_text, nofollow, time_limit)
+    body, toc, stats = _timed(markdown_text, nofollow, time_limit, images)
     return Rendered(
         html=body,
         toc=toc,

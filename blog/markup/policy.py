@@ -21,7 +21,7 @@ ALLOWED_TAGS = frozenset(
     {
         *("p", "br", "hr", "blockquote", "pre", "code", "span", "div"),
         *("h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "sup"),
-        *("a", "img", "ul", "ol", "li", "dl", "dt", "dd"),
+        *("a", "img", "picture", "source", "ul", "ol", "li", "dl", "dt", "dd"),
         *("table", "thead", "tbody", "tr", "th", "td"),
     }
 )
@@ -36,7 +36,10 @@ DIRECTIONS = frozenset({"auto", "rtl"})
 # Attributes other than id/class/dir, per tag; values are further checked below.
 ALLOWED_ATTRIBUTES = {
     "a": frozenset({"href", "title", "rel"}),
-    "img": frozenset({"src", "alt", "title"}),
+    "img": frozenset(
+        {"src", "alt", "title", "width", "height", "srcset", "sizes", "loading", "decoding"}
+    ),
+    "source": frozenset({"srcset", "sizes", "type"}),
     "ol": frozenset({"start"}),
     # A code block's scroll region (blog/markup/code.py) and a table take keyboard focus.
     "pre": frozenset({"tabindex", "role", "aria-label"}),
@@ -61,6 +64,15 @@ ALLOWED_CLASSES = {
 }
 
 REL_TOKENS = frozenset({"noopener", "noreferrer", "nofollow"})
+# Values the pipeline sets on the site's own images (blog/markup/images.py), and no others.
+FIXED_VALUES = {
+    "loading": frozenset({"lazy"}),
+    "decoding": frozenset({"async"}),
+    "type": frozenset({"image/webp"}),
+}
+_SIZE_RE = re.compile(r"[1-9][0-9]{0,4}")
+_SIZES_RE = re.compile(r"[a-z0-9 ().:,-]{1,100}")
+_CANDIDATE_RE = re.compile(r"(\S+) [1-9][0-9]{0,4}w")
 _SCHEME_RE = re.compile(r"([a-z][a-z0-9+.\-]*):")
 _INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cn"})
 AMP_SUBSTITUTE = "\x02amp\x03"  # Python-Markdown's placeholder for "&" in attributes
@@ -129,7 +141,21 @@ def allow_attribute(tag: str, name: str, value: str) -> bool:
         return 0 < len(value) <= CODE_LABEL_MAX
     if name == "start":
         return value.isdigit()
+    if name in ("width", "height"):
+        return _SIZE_RE.fullmatch(value) is not None
+    if name == "srcset":
+        return all(_safe_candidate(item) for item in value.split(", "))
+    if name == "sizes":
+        return _SIZES_RE.fullmatch(value) is not None
+    if name in FIXED_VALUES:
+        return value in FIXED_VALUES[name]
     return True
+
+
+def _safe_candidate(candidate: str) -> bool:
+    """True for one srcset entry the pipeline writes: a safe address and a width."""
+    found = _CANDIDATE_RE.fullmatch(candidate)
+    return found is not None and "," not in found.group(1) and is_safe_url(found.group(1))
 
 
 class _Auditor(HTMLParser):

@@ -79,10 +79,26 @@ def feed_html(fragment: str, base: str) -> str:
     root = lxml_html.fragment_fromstring(fragment, create_parent="div")
     for link in root.xpath(_HEADING_LINKS):
         link.drop_tree()  # its tail, if any, stays in the heading
+    for element in root.xpath("//picture"):
+        _unwrapped(element)
+    for img in root.iter("img"):
+        # Readers show the original: resized copies' srcset would stay relative to the site.
+        for name in ("srcset", "sizes"):
+            img.attrib.pop(name, None)
     root.make_links_absolute(base, resolve_base_href=False)
     inner = html.escape(root.text or "", quote=False)
     inner += "".join(lxml_html.tostring(child, encoding="unicode") for child in root)
     return inner
+
+
+def _unwrapped(picture: lxml_html.HtmlElement) -> None:
+    """A <picture> replaced by its <img>: its WebP <source> is for the site's own pages."""
+    img = picture.find(".//img")
+    if img is None:
+        picture.drop_tree()
+        return
+    img.tail = picture.tail
+    picture.getparent().replace(picture, img)
 
 
 def entry_id(post: Post) -> str:

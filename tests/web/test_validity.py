@@ -14,6 +14,7 @@ from bs4 import BeautifulSoup
 from flask import Flask
 from flask.testing import FlaskClient
 
+from blog.authoring import store
 from blog.authoring.images import store_image
 from blog.extensions import db, limiter
 from blog.models import Post
@@ -127,6 +128,8 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
         post.author.bio = "Writes about <databases>.\nAnd & more."
         post.author.url = "https://ada.example/"
         post.author.avatar = store_image(picture_bytes("PNG", (600, 600)))
+        # A stored image in the body too: the render gives it a <picture> with srcset.
+        store.set_body(post, f"{RICH_BODY}\n![A stored chart](/images/{post.image.sha256}.jpg)\n")
         db.session.commit()
     more_posts = htmx("post-list")
     docs = {
