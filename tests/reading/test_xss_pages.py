@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from bs4 import BeautifulSoup
+from flask import url_for
 
 from tests.markup.test_xss import ENTRIES, scheme_of
 
@@ -55,6 +56,8 @@ def test_payloads_in_every_field_stay_inert(app, client, posts, baseline, part):
     from blog.models import Post
 
     base_listing, base_post = baseline
+    with app.test_request_context():  # our own script for Copy buttons, on posts with code
+        code_script = url_for("static", filename="js/code.js")
     failures = []
     for number, _, payload in ENTRIES[part::PARTS]:
         with app.app_context():
@@ -70,6 +73,7 @@ def test_payloads_in_every_field_stay_inert(app, client, posts, baseline, part):
         )
         for url, (scripts, hx, _) in (("/", base_listing), (f"/posts/{slug}", base_post)):
             got_scripts, got_hx, unsafe = fingerprint(client.get(url).get_data(as_text=True))
+            got_scripts = [src for src in got_scripts if src != code_script]
             if got_scripts != scripts or got_hx != hx or unsafe:
                 failures.append((number, url, got_scripts, got_hx - hx, unsafe))
     assert failures == []
