@@ -170,6 +170,12 @@ class Post(Model):
     featured: so.Mapped[bool] = so.mapped_column(default=False)
     editors_pick: so.Mapped[bool] = so.mapped_column(default=False)
     image_alt: so.Mapped[str | None] = so.mapped_column(sa.String(500))
+    # For search engines and link previews; "" and None fall back to the excerpt and the
+    # post's picture (blog/reading/seo.py).
+    meta_description: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
+    social_image_id: so.Mapped[int | None] = so.mapped_column(
+        sa.ForeignKey("images.id", ondelete="SET NULL"), index=True
+    )
     author_id: so.Mapped[int] = so.mapped_column(sa.ForeignKey("authors.id"), index=True)
     primary_topic_id: so.Mapped[int | None] = so.mapped_column(
         sa.ForeignKey("topics.id"), index=True
@@ -193,7 +199,8 @@ class Post(Model):
 
     author: so.Mapped[Author] = so.relationship()
     # Joined so that cards, which need its size, never load it one by one.
-    image: so.Mapped[Image | None] = so.relationship(lazy="joined")
+    image: so.Mapped[Image | None] = so.relationship(lazy="joined", foreign_keys=[image_id])
+    social_image: so.Mapped[Image | None] = so.relationship(foreign_keys=[social_image_id])
     primary_topic: so.Mapped[Topic | None] = so.relationship()
     topic_links: so.Mapped[list[PostTopic]] = so.relationship(
         order_by=PostTopic.position, cascade="all, delete-orphan", passive_deletes=True
@@ -344,6 +351,7 @@ class PostRevision(Model):
     published_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
     updated_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
     image_alt: so.Mapped[str | None] = so.mapped_column(sa.String(500))
+    meta_description: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
 
     def __repr__(self) -> str:
         return f"<PostRevision {self.post_id}#{self.id} {self.kind}>"

@@ -245,3 +245,53 @@ def test_author_profiles_add_bio_link_and_avatar_and_go_back(empty_database_url)
             assert "AUTOINCREMENT" in _posts_table_sql()
         db.session.remove()
         db.engine.dispose()
+
+
+def test_post_seo_fields_add_a_description_and_social_image_and_go_back(empty_database_url):
+    """0018 gives posts and revisions an empty meta description and posts no social image,
+    keeps every row, trigger and SQLite's AUTOINCREMENT, clears a social image whose image
+    is deleted; its downgrade drops the columns and keeps the rows."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    with app.app_context():
+        flask_migrate.upgrade(revision="0013_session_tokens")
+        for statement in _old_posts(3):
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+        flask_migrate.upgrade(revision="0017_post_illustration")
+        triggers = _triggers_on_posts()
+        db.session.commit()
+        flask_migrate.upgrade(revision="0018_post_seo_fields")
+        rows = db.session.execute(sa.text("SELECT meta_description, social_image_id FROM posts"))
+        assert [tuple(row) for row in rows] == [("", None)] * 3
+        assert _triggers_on_posts() == triggers
+        assert db.session.scalar(sa.text("SELECT published_count FROM topics")) == 3
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
+        db.session.execute(
+            sa.text(
+                "INSERT INTO images (id, sha256, content_type, data, width, height, byte_size,"
+                " created_at) VALUES (5, :sha, 'image/png', :data, 1, 1, 1,"
+                " '2024-01-01 00:00:00.000000')"
+            ),
+            {"sha": "b" * 64, "data": b"x"},
+        )
+        db.session.execute(
+            sa.text("UPDATE posts SET social_image_id = 5, meta_description = 'Said.'")
+        )
+        db.session.commit()
+        db.session.execute(sa.text("DELETE FROM images"))
+        assert db.session.scalar(sa.text("SELECT count(social_image_id) FROM posts")) == 0
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.execute(sa.text("UPDATE posts SET social_image_id = 99"))
+        db.session.rollback()
+        flask_migrate.downgrade(revision="0017_post_illustration")
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("posts")}
+        assert not columns & {"meta_description", "social_image_id"}
+        revision_columns = {c["name"] for c in sa.inspect(db.engine).get_columns("post_revisions")}
+        assert "meta_description" not in revision_columns
+        assert db.session.scalar(sa.text("SELECT count(*) FROM posts")) == 3
+        assert _triggers_on_posts() == triggers
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
+        db.session.remove()
+        db.engine.dispose()

@@ -23,9 +23,11 @@ from flask import (
 from flask.wrappers import Response
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError, generate_csrf
+from flask_wtf.file import FileField
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge, Unauthorized
 from werkzeug.wrappers import Response as BaseResponse
+from wtforms import HiddenField
 
 from blog import markup
 from blog.authoring import revisions, store
@@ -303,6 +305,7 @@ def _form_for(post: Post) -> PostForm:
     form = PostForm(formdata=None, obj=post)
     form.status.data = store.state_of(post)  # draft, scheduled or published, as chosen
     form.image.data = None
+    form.social_image.data = None
     form.topics.data = ", ".join(topic.name for topic in post.topics)
     form.body.data = post.body_markdown
     form.author.data = post.author.name
@@ -397,6 +400,7 @@ def _gone() -> Response:
     form = PostForm()
     form.validate()  # show what would still need fixing, but save nothing
     form.image.data = None
+    form.social_image.data = None
     form.post_id.data = ""
     form.lock_version.data = ""
     image = image_by_hash(form.kept_image.data or "")
@@ -404,13 +408,22 @@ def _gone() -> Response:
 
 
 def _chosen_image(form: PostForm, post: Post | None) -> tuple[Image | None, int | None]:
-    """The image the post should carry after this save, and the status of a refused upload.
+    """The illustration the post should carry after this save, and the status of a refused
+    upload (see `_chosen_upload`)."""
+    current = post.image if post is not None else None
+    return _chosen_upload(form.image, form.kept_image, form.remove_image.data, current)
+
+
+def _chosen_upload(
+    field: FileField, kept: HiddenField, remove: bool, current: Image | None
+) -> tuple[Image | None, int | None]:
+    """The image an image field leaves the post with, and the status of a refused upload.
 
     A new upload is committed at once (images are immutable and shared by hash), so it
-    survives a save that is refused for another reason; the form remembers it by hash.
-    A refused upload puts its message beside the image field and keeps what the post had.
+    survives a save that is refused for another reason; the form remembers it by hash in
+    `kept`. A refused upload puts its message beside the field and keeps `current`.
     """
-    upload = form.image.data
+    upload = field.data
     if upload is not None and getattr(upload, "filename", None):
         limit = current_app.config["MAX_IMAGE_BYTES"]
         try:
@@ -420,19 +433,19 @@ def _chosen_image(form: PostForm, post: Post | None) -> tuple[Image | None, int 
                 db.session.commit()
             except sa.exc.IntegrityError:  # the same image, uploaded by someone at this moment
                 db.session.rollback()
-            form.kept_image.data = digest
+            kept.data = digest
             return image_by_hash(digest), None
         except ImageError as error:
-            _add_error(form.image, error.message)
+            _add_error(field, error.message)
             refused = 413 if error.status == 413 else 422
-            return (post.image if post is not None else None), refused
-    if form.remove_image.data:
+            return current, refused
+    if remove:
         return None, None
-    if form.kept_image.data:
-        kept = image_by_hash(form.kept_image.data)
-        if kept is not None:
-            return kept, None
-    return (post.image if post is not None else None), None
+    if kept.data:
+        found = image_by_hash(kept.data)
+        if found is not None:
+            return found, None
+    return current, None
 
 
 def _add_error(field: object, message: str) -> None:
@@ -461,6 +474,13 @@ def _save(post: Post | None) -> BaseResponse:
         form.status.data = DRAFT
     valid = form.validate_on_submit()
     image, upload_status = _chosen_image(form, post)
+    social_image, social_status = _chosen_upload(
+        form.social_image,
+        form.kept_social_image,
+        form.remove_social_image.data,
+        post.social_image if post is not None else None,
+    )
+    upload_status = upload_status or social_status
     if image is not None and not form.image_alt.data:
         _add_error(form.image_alt, "Describe the image for readers who cannot see it.")
     slug = form.slug.data or store.slug_for(form.title.data or "")
@@ -488,6 +508,8 @@ def _save(post: Post | None) -> BaseResponse:
         image=image,
         image_alt=form.image_alt.data,
         illustration=drawing_spec.canonical(form.illustration.data or ""),
+        meta_description=form.meta_description.data or "",
+        social_image=social_image,
         updated_at=post.updated_at if post is not None else None,
         keep_updated_date=form.keep_updated_date.data,
     )
@@ -616,6 +638,7 @@ def _form_text(form: PostForm) -> revisions.Text:
         status=status,
         published_at=form.published_at.data,
         image_alt=form.image_alt.data or None,
+        meta_description=form.meta_description.data or "",
     )
 
 
@@ -778,8 +801,9 @@ def _restored_topics(revision: PostRevision, post: Post) -> list[Topic]:
 def restore(post_id: int, revision_id: int) -> BaseResponse:
     """Put a revision's text back as a new save: the current text stays in the history.
 
-    The title, summary, body, topics and author come back; the address, image and the
-    publishing state stay as they are, so a restore never publishes or unpublishes.
+    The title, summary, meta description, body, topics and author come back; the address,
+    images and the publishing state stay as they are, so a restore never publishes or
+    unpublishes.
     """
     form = ConfirmForm()
     if not form.validate_on_submit():
@@ -818,6 +842,8 @@ def restore(post_id: int, revision_id: int) -> BaseResponse:
         image=post.image,
         image_alt=post.image_alt,
         illustration=post.illustration,
+        meta_description=revision.meta_description,
+        social_image=post.social_image,
         updated_at=post.updated_at,
     )
     try:
@@ -936,6 +962,7 @@ def _kept_after_stale_token() -> Response:
     post = post_or_404(post_id) if post_id is not None else None
     form = PostForm()
     form.image.data = None
+    form.social_image.data = None
     image = image_by_hash(form.kept_image.data or "") or (post.image if post else None)
     chose_file = any(upload.filename for upload in request.files.getlist("image"))
     flash(
@@ -994,7 +1021,7 @@ def _not_found(error: HTTPException) -> Response:
 
 def init_app(app: Flask) -> None:
     """Register the authoring area and its refusals."""
-    from blog.authoring import preview, trash, writing  # noqa: F401  (they join this blueprint)
+    from blog.authoring import preview, social, trash, writing  # noqa: F401  (they join its bp)
 
     csrf.init_app(app)
     login_manager.unauthorized_handler(_signed_out)

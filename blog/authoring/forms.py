@@ -42,6 +42,8 @@ SLUG_MAX = 200
 SUMMARY_MAX = 600
 BODY_MAX = 200_000
 IMAGE_ALT_MAX = 500
+# Search engines show about 160 characters of a description; a little more is allowed.
+META_DESCRIPTION_MAX = 300
 AUTHOR_MAX = 120
 EMAIL_MAX = 254
 PASSWORD_MAX = 1024
@@ -55,6 +57,11 @@ def _strip(value: str | None) -> str | None:
 def _printable(value: str | None) -> str | None:
     """Control characters never reach the store (it removes them): check what it will keep."""
     return clean_text(value) if isinstance(value, str) else value
+
+
+def _one_line(value: str | None) -> str | None:
+    """A description is one line: line breaks and runs of spaces become single spaces."""
+    return " ".join(value.split()) if isinstance(value, str) else value
 
 
 def _unix_newlines(value: str | None) -> str | None:
@@ -280,6 +287,15 @@ class PostForm(FlaskForm):
     remove_image = BooleanField("Remove the image (the post shows its generated drawing)")
     # The hash of an image uploaded with an earlier, refused submission of this form.
     kept_image = HiddenField()
+    meta_description = TextAreaField(
+        "Meta description",
+        validators=[Limit(META_DESCRIPTION_MAX, "The meta description")],
+        filters=[_printable, _one_line],
+    )
+    social_image = FileField("Social image")
+    remove_social_image = BooleanField("Remove the social image (previews use the illustration)")
+    # The hash of a social image uploaded with an earlier, refused submission of this form.
+    kept_social_image = HiddenField()
     featured = BooleanField("Featured")
     editors_pick = BooleanField("Editor’s pick")
     status = RadioField(

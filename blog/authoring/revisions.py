@@ -51,6 +51,7 @@ class Text:
     published_at: datetime | None = None
     updated_at: datetime | None = None
     image_alt: str | None = None
+    meta_description: str = ""
 
     def too_long(self) -> str | None:
         """The first field longer than its column holds, or None when all fit."""
@@ -82,6 +83,7 @@ def text_of(post: Post) -> Text:
         published_at=post.published_at,
         updated_at=post.updated_at,
         image_alt=post.image_alt,
+        meta_description=post.meta_description,
     )
 
 
@@ -98,6 +100,7 @@ def text_in(revision: PostRevision) -> Text:
         published_at=revision.published_at,
         updated_at=revision.updated_at,
         image_alt=revision.image_alt,
+        meta_description=revision.meta_description,
     )
 
 
@@ -125,7 +128,7 @@ def record_text(
 
 def _same_text(one: Text, other: Text) -> bool:
     """True when two texts differ in nothing an editor types (dates and status aside)."""
-    fields = ("title", "slug", "summary", "body", "topics", "author")
+    fields = ("title", "slug", "summary", "body", "topics", "author", "meta_description")
     return all(getattr(one, name) == getattr(other, name) for name in fields)
 
 
@@ -148,6 +151,7 @@ def _add(
         published_at=text.published_at,
         updated_at=text.updated_at,
         image_alt=text.image_alt,
+        meta_description=text.meta_description,
     )
     db.session.add(revision)
     db.session.flush()
@@ -294,6 +298,7 @@ def field_changes(old: Text, new: Text) -> list[Change]:
         ("Title", old.title, new.title),
         ("Address", old.slug, new.slug),
         ("Summary", old.summary, new.summary),
+        ("Meta description", old.meta_description, new.meta_description),
         ("Topics", ", ".join(old.topics), ", ".join(new.topics)),
         ("Author", old.author, new.author),
         ("Status", old.status.capitalize(), new.status.capitalize()),

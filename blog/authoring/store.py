@@ -193,6 +193,8 @@ def new_post(
     editors_pick: bool = False,
     image_alt: str | None = None,
     illustration: str = "",
+    meta_description: str = "",
+    social_image: Image | None = None,
     old_slugs: Iterable[str] = (),
 ) -> Post:
     """Add a post to the session: published when it has a date, a draft otherwise.
@@ -211,6 +213,8 @@ def new_post(
         editors_pick=editors_pick,
         image_alt=clean_text(image_alt).strip() or None,
         illustration=illustration,
+        meta_description=clean_text(meta_description).strip(),
+        social_image=social_image,
     )
     post.set_topics(topics)
     set_body(post, body)
@@ -267,6 +271,9 @@ class PostFields:
     image_alt: str | None = None
     # The drawing's spec in its stored spelling (drawing_spec.canonical), "" for none.
     illustration: str = ""
+    # For search engines and link previews: "" and None fall back to the excerpt and picture.
+    meta_description: str = ""
+    social_image: Image | None = None
     # The "Updated" date the post carries: the editor passes the stored one, a file its own.
     updated_at: datetime | None = None
     # Do not move the "Updated" date to now when a live post's text changes: the editor's
@@ -344,6 +351,8 @@ def _apply(post: Post, fields: PostFields, now: datetime) -> None:
     # The generated illustration describes itself; alt text belongs to an uploaded image.
     post.image_alt = (clean_text(fields.image_alt).strip() or None) if fields.image else None
     post.illustration = fields.illustration
+    post.meta_description = clean_text(fields.meta_description).strip()
+    post.social_image = fields.social_image
     if rerender:
         set_body(post, body)
     post.modified_at = now

@@ -70,6 +70,8 @@ def snapshot_of(post: Post) -> dict[str, Any]:
         "image_sha256": post.image.sha256 if post.image is not None else None,
         "image_alt": post.image_alt,
         "illustration": post.illustration,
+        "meta_description": post.meta_description,
+        "social_image_sha256": post.social_image.sha256 if post.social_image else None,
         "author": post.author.name,
         "topics": [topic.name for topic in post.topics],
         "old_slugs": [[row.old_slug, _when(row.created_at)] for row in redirects],
@@ -188,8 +190,8 @@ def _check_identity(title: str, snapshot: dict[str, Any]) -> uuid.UUID:
 
 
 def restore(entry: TrashedPost) -> Post:
-    """Put the entry's post back with its old id, dates, topics, author, image and old
-    addresses, and take it out of the trash (the caller commits).
+    """Put the entry's post back with its old id, dates, topics, author, images, meta
+    description and old addresses, and take it out of the trash (the caller commits).
 
     RestoreRefused, with nothing written, when an address of the post is taken.
     """
@@ -215,6 +217,9 @@ def restore(entry: TrashedPost) -> Post:
         image=image,
         image_alt=data["image_alt"] if image is not None else None,
         illustration=data.get("illustration", ""),  # snapshots from before it have none
+        # Entries trashed before these fields were kept have neither.
+        meta_description=data.get("meta_description") or "",
+        social_image=image_by_hash(data.get("social_image_sha256") or ""),
     )
     if topics:
         post.set_topics(list(dict.fromkeys(topics[name] for name in data["topics"])))

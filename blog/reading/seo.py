@@ -22,6 +22,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
+from blog.authoring.images import image_url
 from blog.models import Author, Post, Topic
 from blog.reading import listing
 from blog.reading.previews import LOGO_FILE, LOGO_SIZE, link_picture, logo_url
@@ -259,16 +260,28 @@ def post_modified(post: Post) -> datetime | None:
     return post.updated_at if post.was_updated else post.published_at
 
 
+def social_image(post: Post) -> PreviewImage | None:
+    """The picture the editor chose for link previews, described by the post's title."""
+    image = post.social_image
+    if image is None:
+        return None
+    return PreviewImage(
+        absolute_url(image_url(image)), post.title, image.width, image.height, image.content_type
+    )
+
+
 def post_meta(post: Post) -> PageMeta:
-    """Metadata for a post page: an article with a BlogPosting description."""
+    """Metadata for a post page: an article with a BlogPosting description (the editor's
+    meta description and social image, else the excerpt and the post's picture)."""
     canonical = external_url("public.post", slug=post.slug)
-    image = post_image(post)
+    image = social_image(post) or post_image(post)
+    description = post.meta_description or post.excerpt
     topics = [topic.name for topic in post.topics]
     data: dict[str, Any] = {
         "@context": SCHEMA_CONTEXT,
         "@type": "BlogPosting",
         "headline": post.title,
-        "description": post.excerpt,
+        "description": description,
         "url": canonical,
         "mainEntityOfPage": canonical,
         "datePublished": iso_datetime(post.published_at),
@@ -293,7 +306,7 @@ def post_meta(post: Post) -> PageMeta:
         data["articleSection"] = topics[0]
     return PageMeta(
         title=post.title,
-        description=post.excerpt,
+        description=description,
         canonical=canonical,
         og_type="article",
         image=image,

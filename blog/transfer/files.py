@@ -35,6 +35,8 @@ from blog.transfer.frontmatter import (
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 # Where an export puts image files, relative to its folder.
 IMAGE_FOLDER = "images"
+# The social image of post `s` is written as images/s.social.<ext>, beside its illustration.
+SOCIAL_SUFFIX = ".social"
 # Slugs per `IN (...)` when looking up the posts and old addresses an import touches.
 LOOKUP_CHUNK = 500
 
@@ -186,25 +188,32 @@ def _crossed_addresses(loaded: list[Loaded]) -> list[Problem]:
 
 
 def _store_images(
-    loaded: list[Loaded], folder: Path, progress: bool
+    loaded: list[Loaded],
+    folder: Path,
+    progress: bool,
+    name: str = "image",
+    by_path: dict[Path, Image] | None = None,
 ) -> tuple[dict[str, Image], list[Problem]]:
-    """Check and add each entry's image to the session; the images by post slug.
+    """Check and add each entry's image (`name`: the field giving its file, `image` or
+    `social_image`) to the session; the images by post slug. `by_path` shares the images
+    already read between calls.
 
     An image must be a file inside the imported folder once every `..` and link is
     followed: an import never publishes what else the server can read.
     """
     pictures: dict[str, Image] = {}
     problems: list[Problem] = []
-    by_path: dict[Path, Image] = {}
+    by_path = {} if by_path is None else by_path
     limit = current_app.config["MAX_IMAGE_BYTES"]
-    wanted = [item for item in loaded if item.entry.image is not None]
+    wanted = [item for item in loaded if getattr(item.entry, name) is not None]
     for item in _steps(wanted, "Checking images", progress and bool(wanted)):
         entry = item.entry
-        assert entry.image is not None
-        path = (item.source.path.parent / entry.image).resolve()
+        given = getattr(entry, name)
+        assert isinstance(given, str)
+        path = (item.source.path.parent / given).resolve()
         if not path.is_relative_to(folder):
-            message = f"`image`: {entry.image} is outside the imported folder {folder}"
-            problems.append(Problem(item.source.shown, entry.line("image"), message))
+            message = f"`{name}`: {given} is outside the imported folder {folder}"
+            problems.append(Problem(item.source.shown, entry.line(name), message))
             continue
         image = by_path.get(path)
         if image is None:
@@ -212,16 +221,16 @@ def _store_images(
                 with path.open("rb") as file:
                     data = file.read(limit + 1)
             except OSError as error:
-                message = f"`image`: cannot read {entry.image} next to this file ({error.strerror})"
-                problems.append(Problem(item.source.shown, entry.line("image"), message))
+                message = f"`{name}`: cannot read {given} next to this file ({error.strerror})"
+                problems.append(Problem(item.source.shown, entry.line(name), message))
                 continue
             # A file exported from a store holds that stored image's exact bytes: reuse it.
             image = images.image_by_hash(hashlib.sha256(data).hexdigest())
             try:
                 image = image or images.store_image(data)
             except images.ImageError as error:
-                message = f"`image` {entry.image}: {error.message}"
-                problems.append(Problem(item.source.shown, entry.line("image"), message))
+                message = f"`{name}` {given}: {error.message}"
+                problems.append(Problem(item.source.shown, entry.line(name), message))
                 continue
             by_path[path] = image
         pictures[entry.slug] = image
@@ -363,6 +372,7 @@ def entry_of(post: Post) -> Entry:
         editors_pick=post.editors_pick,
         image_alt=store.clean_text(post.image_alt).strip() or None,
         illustration=post.illustration,
+        meta_description=store.clean_text(post.meta_description).strip(),
         body=canonical_body(post.body_markdown),
     )
 
@@ -388,7 +398,11 @@ def _existing(slugs: list[str]) -> dict[str, Post]:
 
 
 def _fields(
-    entry: Entry, author: Author, topics: list[Topic], image: Image | None
+    entry: Entry,
+    author: Author,
+    topics: list[Topic],
+    image: Image | None,
+    social_image: Image | None = None,
 ) -> store.PostFields:
     """What the entry sets on its post; alt text only with an image, as the editor keeps it."""
     return store.PostFields(
@@ -405,6 +419,8 @@ def _fields(
         image=image,
         image_alt=entry.image_alt if image is not None else None,
         illustration=entry.illustration,
+        meta_description=entry.meta_description,
+        social_image=social_image,
         updated_at=entry.updated_at,
         keep_updated_date=True,
     )
@@ -421,6 +437,7 @@ def _topic_names(entry: Entry, default_topic: str | None) -> list[str]:
 def _save(
     loaded: list[Loaded],
     pictures: dict[str, Image],
+    social_pictures: dict[str, Image],
     kept: dict[str, set[str]],
     *,
     default_author: str,
@@ -452,7 +469,8 @@ def _save(
         names = _topic_names(entry, default_topic)
         topics = list(dict.fromkeys(topics_by_name[name] for name in names))
         image = pictures.get(entry.slug)
-        fields = _fields(entry, author, topics, image)
+        social_image = social_pictures.get(entry.slug)
+        fields = _fields(entry, author, topics, image, social_image)
         fields.old_slugs = [
             old for old in entry.redirect_from if old not in kept.get(entry.slug, ())
         ]
@@ -471,6 +489,8 @@ def _save(
                 editors_pick=fields.editors_pick,
                 image_alt=fields.image_alt,
                 illustration=fields.illustration,
+                meta_description=fields.meta_description,
+                social_image=social_image,
                 old_slugs=fields.old_slugs,
             )
             post.status = fields.status
@@ -487,9 +507,11 @@ def _save(
             topics=[topic.name for topic in topics],
             image=None,
             image_alt=fields.image_alt,
+            social_image=None,
             redirect_from=[],
         )
-        if entry_of(post) == wanted and post.image is image and not fields.old_slugs:
+        same_images = post.image is image and post.social_image is social_image
+        if entry_of(post) == wanted and same_images and not fields.old_slugs:
             counts.unchanged += 1
             return
         store.update_post(post, fields)
@@ -564,7 +586,10 @@ def import_posts(
     )
     with _transaction():
         folder = (root if root.is_dir() else root.parent).resolve()
-        pictures, image_problems = _store_images(loaded, folder, progress)
+        read: dict[Path, Image] = {}
+        pictures, image_problems = _store_images(loaded, folder, progress, "image", read)
+        social, social_problems = _store_images(loaded, folder, progress, "social_image", read)
+        image_problems += social_problems
         claimed, kept = _claimed_addresses(loaded)
         problems += image_problems + _taken_addresses(loaded) + claimed + _claimed_ids(loaded)
         if problems:
@@ -573,6 +598,7 @@ def import_posts(
         return _save(
             loaded,
             pictures,
+            social,
             kept,
             default_author=default_author,
             default_topic=default_topic,
@@ -580,15 +606,17 @@ def import_posts(
         )
 
 
-def image_name(post: Post) -> str | None:
-    """Where an export writes the post's image, relative to the export folder."""
-    if post.image is None:
+def image_name(post: Post, image: Image | None = None, suffix: str = "") -> str | None:
+    """Where an export writes the post's image (or another of its images, named with a
+    suffix), relative to the export folder."""
+    image = post.image if image is None and not suffix else image
+    if image is None:
         return None
     extension = next(
-        (ext for ext, kind in images.EXTENSIONS.items() if kind == post.image.content_type),
+        (ext for ext, kind in images.EXTENSIONS.items() if kind == image.content_type),
         "bin",
     )
-    return f"{IMAGE_FOLDER}/{post.slug}.{extension}"
+    return f"{IMAGE_FOLDER}/{post.slug}{suffix}.{extension}"
 
 
 def export_posts(root: Path) -> Exported:
@@ -628,6 +656,13 @@ def export_posts(root: Path) -> Exported:
             done.written += _write_if_changed(root / entry.image, post.image.data)
             # Let the bytes go: an export may walk many large images.
             db.session.expire(post.image, ["data"])
+        entry.social_image = image_name(post, post.social_image, SOCIAL_SUFFIX)
+        if entry.social_image is not None:
+            assert post.social_image is not None
+            (root / IMAGE_FOLDER).mkdir(exist_ok=True)
+            done.images += 1
+            done.written += _write_if_changed(root / entry.social_image, post.social_image.data)
+            db.session.expire(post.social_image, ["data"])
         target = root / f"{post.slug}.md"
         names.add(target.name)
         done.written += _write_if_changed(target, write_post(entry).encode("utf-8"))

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from blog.authoring.forms import META_DESCRIPTION_MAX
 from blog.authoring.store import clean_text, slug_for
 from blog.models import Author, Post, Topic, max_length
 from blog.reading.drawing_spec import SpecError, canonical
@@ -32,6 +33,8 @@ FIELDS = (
     "image",
     "image_alt",
     "illustration",
+    "meta_description",
+    "social_image",
 )
 # Names other generators use for the same fields (matched case-insensitively, like FIELDS).
 ALIASES = {
@@ -116,6 +119,9 @@ class Entry:
     image_alt: str | None = None
     # The drawing chosen by hand (`illustration:`), in its stored spelling; "" for none.
     illustration: str = ""
+    # For search engines and link previews (one line), and the file of the social image.
+    meta_description: str = ""
+    social_image: str | None = None
     # Slugs the post had before: each still leads to it (a redirect), in the file's order.
     redirect_from: list[str] = field(default_factory=list)
     body: str = ""
@@ -509,7 +515,12 @@ def _value(reader: _Reader, target: str, given: list[tuple[str, Raw, int]]) -> A
         return reader.uid(value, line, name)
     if target == "illustration":
         return reader.drawing(value, line, name)
-    limits = {"title": TITLE_MAX, "slug": SLUG_MAX, "image_alt": ALT_MAX}
+    limits = {
+        "title": TITLE_MAX,
+        "slug": SLUG_MAX,
+        "image_alt": ALT_MAX,
+        "meta_description": META_DESCRIPTION_MAX,
+    }
     return reader.text(value, line, name, limits.get(target))
 
 
@@ -567,6 +578,8 @@ def _entry(
         image=image,
         image_alt=image_alt,
         illustration=values.get("illustration") or "",
+        meta_description=" ".join((values.get("meta_description") or "").split()),
+        social_image=values.get("social_image") or None,
         redirect_from=redirect_from,
         body=body,
         lines=lines,
@@ -622,6 +635,8 @@ def write_post(entry: Entry) -> str:
         "image": entry.image,
         "image_alt": entry.image_alt,
         "illustration": entry.illustration,
+        "meta_description": entry.meta_description,
+        "social_image": entry.social_image,
     }
     header |= {name: value for name, value in optional.items() if value}
     front = yaml.dump(

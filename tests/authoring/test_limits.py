@@ -117,6 +117,7 @@ def test_no_field_carries_a_maxlength_and_each_limited_one_counts(app, editor_cl
         "summary": "5 / 600",
         "body": "1,234 / 200,000",
         "image_alt": "0 / 500",
+        "meta_description": "0 / 300",
     }
     for name in counts:
         described = soup.select_one(f"#{name}")["aria-describedby"].split()

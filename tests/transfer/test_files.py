@@ -405,7 +405,8 @@ def test_problems_across_files_are_all_reported(runner):
         " 2024-01-02 or 2024-01-02T10:20:00Z, not `last tuesday`",
         f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug, id,"
         " redirect_from, date, updated, draft, author, topics, summary, featured, editors_pick,"
-        " image, image_alt, illustration; or pass --ignore-field layout to skip it)",
+        " image, image_alt, illustration, meta_description, social_image; or pass"
+        " --ignore-field layout to skip it)",
         f"{folder / 'bad-fields.md'}:6: `featured` must be true or false, not `maybe`",
         f"{folder / 'no-title.md'}:1: `title` is missing",
     ]
