@@ -20,6 +20,7 @@ from flask.cli import with_appcontext
 
 from blog import markup
 from blog.authoring import images, store
+from blog.authoring.renditions import BODY_IMAGE
 from blog.database import begin_write
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic
@@ -235,6 +236,56 @@ def _store_images(
             by_path[path] = image
         pictures[entry.slug] = image
     return pictures, problems
+
+
+def _body_image_names(bodies: Iterable[str]) -> list[str]:
+    """The file names (`<sha256>.<ext>`) of the stored images the bodies show, sorted."""
+    return sorted(
+        {
+            found.group(0).rpartition("/")[2]
+            for body in bodies
+            for found in BODY_IMAGE.finditer(body)
+        }
+    )
+
+
+def _store_body_images(loaded: list[Loaded], folder: Path) -> list[Problem]:
+    """Add the images bodies show (`/images/<sha256>.<ext>`) and the store lacks, from
+    `images/<sha256>.<ext>` in the imported folder, where exports write them.
+
+    An address with no such file stays as written, like any link. A file that is not an
+    image, or not the image its name says, is a problem of the first file that shows it.
+    """
+    problems: list[Problem] = []
+    limit = current_app.config["MAX_IMAGE_BYTES"]
+    shown_by: dict[str, Loaded] = {}
+    for item in loaded:
+        for name in _body_image_names([item.entry.body]):
+            shown_by.setdefault(name, item)
+    for name, item in sorted(shown_by.items()):
+        digest = name.partition(".")[0]
+        path = (folder / IMAGE_FOLDER / name).resolve()
+        if images.image_by_hash(digest) is not None or not path.is_relative_to(folder):
+            continue
+        if not path.is_file():
+            continue
+        where = (item.source.shown, item.entry.line("body"))
+        try:
+            with path.open("rb") as file:
+                data = file.read(limit + 1)
+            image = images.store_image(data)
+        except OSError as error:
+            problems.append(
+                Problem(*where, f"cannot read {IMAGE_FOLDER}/{name} ({error.strerror})")
+            )
+            continue
+        except images.ImageError as error:
+            problems.append(Problem(*where, f"body image {IMAGE_FOLDER}/{name}: {error.message}"))
+            continue
+        if f"{image.sha256}.{name.partition('.')[2]}" != name:
+            message = f"body image {IMAGE_FOLDER}/{name} holds another image than its name says"
+            problems.append(Problem(*where, message))
+    return problems
 
 
 def _taken_addresses(loaded: list[Loaded]) -> list[Problem]:
@@ -590,6 +641,7 @@ def import_posts(
         pictures, image_problems = _store_images(loaded, folder, progress, "image", read)
         social, social_problems = _store_images(loaded, folder, progress, "social_image", read)
         image_problems += social_problems
+        image_problems += _store_body_images(loaded, folder)
         claimed, kept = _claimed_addresses(loaded)
         problems += image_problems + _taken_addresses(loaded) + claimed + _claimed_ids(loaded)
         if problems:
@@ -666,10 +718,25 @@ def export_posts(root: Path) -> Exported:
         target = root / f"{post.slug}.md"
         names.add(target.name)
         done.written += _write_if_changed(target, write_post(entry).encode("utf-8"))
+    _export_body_images(root, [post.body_markdown for post in posts], done)
     done.others = sorted(
         path.name for path in root.glob("*.md") if path.name not in names and path.is_file()
     )
     return done
+
+
+def _export_body_images(root: Path, bodies: list[str], done: Exported) -> None:
+    """Write each stored image the bodies show to `images/<sha256>.<ext>`, the name of its
+    address, so an import into another database stores it again under the same address."""
+    for name in _body_image_names(bodies):
+        digest, _, extension = name.partition(".")
+        image = images.image_by_hash(digest)
+        if image is None or images.EXTENSIONS[extension] != image.content_type:
+            continue  # the body shows a missing image: nothing to keep
+        (root / IMAGE_FOLDER).mkdir(exist_ok=True)
+        done.images += 1
+        done.written += _write_if_changed(root / IMAGE_FOLDER / name, image.data)
+        db.session.expire(image, ["data"])
 
 
 def _old_slugs() -> dict[int, list[str]]:

@@ -660,6 +660,59 @@ def test_import_export_import_keeps_jpeg_images(app, runner, tmp_path):
     assert counts(app)["images"] == 1
 
 
+def test_body_images_travel_with_the_export_to_another_database(app, runner, client, tmp_path):
+    """An export writes each stored image a body shows as images/<sha256>.<ext>; imported
+    into an empty database, the body shows it at the same address again."""
+    with app.app_context():
+        photo = images.store_image(picture("PNG"))
+        wide = images.store_image(noisy_picture("JPEG"))
+        db.session.commit()
+        shown = [f"/images/{photo.sha256}.png", f"/images/{wide.sha256}.jpg"]
+        stored = {photo.sha256: photo.data, wide.sha256: wide.data}
+    site = tmp_path / "site"
+    site.mkdir()
+    missing = f"/images/{'0' * 64}.png"
+    body = f"![A photo]({shown[0]}) and ![noise]({shown[1]}) and ![gone]({missing})"
+    (site / "p.md").write_text(f"---\ntitle: Shown\ndate: 2024-01-01\ntopics: [A]\n---\n{body}\n")
+    assert run(runner, "import", str(site)).exit_code == 0
+    out = tmp_path / "out"
+    exported = run(runner, "export", str(out))
+    assert "2 images" in exported.output
+    written = {path.name: path.read_bytes() for path in (out / "images").iterdir()}
+    assert written == {
+        f"{digest}.{src[-3:]}": stored[digest] for digest, src in zip(stored, shown, strict=True)
+    }
+    empty_database(app)
+    assert run(runner, "import", str(out)).exit_code == 0
+    assert counts(app)["images"] == 2
+    for src in shown:
+        assert client.get(src).status_code == 200
+    assert client.get(missing).status_code == 404
+    assert "unchanged 1" in run(runner, "import", str(out)).output
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not an image", "body image images/"),
+        (picture("PNG", (200, 10, 10)), "holds another image than its name says"),
+    ],
+)
+def test_a_body_image_file_that_is_not_what_its_name_says_refuses_the_import(
+    app, runner, tmp_path, content, message
+):
+    """A file under images/ named for a hash must hold that image: else nothing imports."""
+    digest = "ab" * 32
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / f"{digest}.png").write_bytes(content)
+    (tmp_path / "p.md").write_text(
+        f"---\ntitle: Shown\ndate: 2024-01-01\ntopics: [A]\n---\n![x](/images/{digest}.png)\n"
+    )
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 1 and message in result.output
+    assert counts(app)["images"] == counts(app)["posts"] == 0
+
+
 def test_export_rewrites_only_what_changed(app, runner, posts, tmp_path):
     """A second export writes nothing; files it did not write are pointed out, not deleted."""
     posts.create(3)
