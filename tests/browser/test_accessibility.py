@@ -12,8 +12,10 @@ import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
 from blog.authoring import revisions, store, trash
+from blog.authoring.images import store_image
 from blog.extensions import db
 from blog.models import Post, PostRevision, TrashedPost
+from tests.authoring.test_images import picture_bytes
 from tests.browser.conftest import (
     AXE_SCRIPT,
     LiveServer,
@@ -136,7 +138,8 @@ OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => 
 
 
 def _audit_posts(live_server: LiveServer, run: str) -> dict[str, int]:
-    """A draft saved twice (so it has a revision to compare) and a post in the trash."""
+    """A draft saved twice (so it has a revision to compare), with a meta description and a
+    social image, and a post in the trash."""
     with live_server.app.app_context():
         author, topics = store.author_named("Axe Auditor"), [store.topic_named("Databases")]
         post = store.new_post(
@@ -145,6 +148,9 @@ def _audit_posts(live_server: LiveServer, run: str) -> dict[str, int]:
         doomed = store.new_post(
             title=f"Audit trash {run}", body="Gone.", author=author, topics=topics
         )
+        # Every optional part of the editor shows: a meta description and a social image.
+        post.meta_description = "What the audit post is about."
+        post.social_image = store_image(picture_bytes("PNG", (120, 63)))
         db.session.flush()
         revisions.record(post, editor_name="Axe Auditor")
         post.body_markdown = "First *words*, then more."

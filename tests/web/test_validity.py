@@ -23,6 +23,7 @@ from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
 from tests.authoring.test_editor import HX_EDITOR, HX_TABLE, create, current_form, save
 from tests.authoring.test_images import picture_bytes
 from tests.authoring.test_revisions import autosave
+from tests.authoring.test_seo_fields import with_social_image
 from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,6 +209,8 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
     offer = client.get(f"/editor/posts/{post_id}/autosave")
     older = revision_ids(client, post_id)[-1]
     doomed = create(client, title="A post to delete")
+    described = create(client, title="Described", meta_description="For search engines.")
+    assert with_social_image(client, described, picture_bytes()).status_code == 303
     docs = {
         "editor-index": body(client.get("/editor/")),
         "editor-index-drafts": body(client.get("/editor/?status=draft")),
@@ -215,6 +218,11 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
         "editor-new": body(client.get("/editor/posts/new")),
         "editor-edit": body(client.get(f"/editor/posts/{post_id}")),
         "editor-preview": body(client.get(f"/editor/posts/{post_id}/preview")),
+        "editor-edit-social-image": body(client.get(f"/editor/posts/{described}")),
+        "editor-preview-social-image": body(client.get(f"/editor/posts/{described}/preview")),
+        "editor-meta-description-refused": body(
+            save(client, described, meta_description="x " * 200), 422
+        ),
         "editor-revisions": body(client.get(f"/editor/posts/{post_id}/revisions")),
         "editor-revision-compared": body(
             client.get(f"/editor/posts/{post_id}/revisions?revision={older}")
