@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import sqlalchemy as sa
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.wrappers import Response
 from flask_login import current_user
@@ -83,8 +84,13 @@ def _stored(data: bytes) -> Response | str:
     except ImageError as error:
         db.session.rollback()
         return _refused(415 if error.status == 400 else error.status, error.message)
-    db.session.commit()
-    return image_url(image)
+    src = image_url(image)
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        # Another editor stored the same image at this moment: theirs is the same bytes.
+        db.session.rollback()
+    return src
 
 
 @bp.post("")

@@ -149,6 +149,32 @@ def test_an_upload_over_the_size_limits_is_413(app, editor_client, monkeypatch):
     assert image_count(app) == 0
 
 
+def test_two_editors_storing_the_same_image_at_once_both_get_it(app, editor_client, monkeypatch):
+    """The other editor's row lands between the store's check and this commit: no 500, the
+    same address, one image."""
+    from blog.authoring import body_images
+
+    with app.app_context():
+        theirs = store_image(PNG)
+        db.session.commit()
+        fields = {
+            name: getattr(theirs, name)
+            for name in ("sha256", "content_type", "data", "width", "height", "byte_size")
+        }
+
+    def unseen(data: bytes) -> Image:
+        """What store_image adds when its check ran before the other editor's commit."""
+        image = Image(**fields)
+        db.session.add(image)
+        return image
+
+    monkeypatch.setattr(body_images, "store_image", unseen)
+    response = send(editor_client)
+    assert response.status_code == 201
+    assert response.get_json()["src"] == f"/images/{fields['sha256']}.png"
+    assert image_count(app) == 1
+
+
 def test_an_upload_needs_a_login_and_a_token(app, client):
     """Logged out: 401. Without the CSRF token: 400. Neither stores anything."""
     form = {"image": (io.BytesIO(PNG), "a.png"), "alt": "A chart"}
