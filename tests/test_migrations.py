@@ -293,5 +293,28 @@ def test_post_seo_fields_add_a_description_and_social_image_and_go_back(empty_da
         assert _triggers_on_posts() == triggers
         if db.engine.dialect.name == "sqlite":
             assert "AUTOINCREMENT" in _posts_table_sql()
+
+
+def test_author_listing_index_replaces_the_author_id_index_and_back(empty_database_url):
+    """0019 indexes posts by author, status, publish time and id in place of author_id
+    alone; its downgrade puts the old index back."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+
+    def indexes() -> dict[str, list[str]]:
+        found = sa.inspect(db.engine).get_indexes("posts")
+        return {index["name"]: index["column_names"] for index in found}
+
+    with app.app_context():
+        flask_migrate.upgrade(revision="0019_author_listing_index")
+        assert indexes()["ix_posts_author_listing"] == [
+            "author_id",
+            "status",
+            "published_at",
+            "id",
+        ]
+        assert "ix_posts_author_id" not in indexes()
+        flask_migrate.downgrade(revision="0018_post_seo_fields")
+        assert indexes()["ix_posts_author_id"] == ["author_id"]
+        assert "ix_posts_author_listing" not in indexes()
         db.session.remove()
         db.engine.dispose()
