@@ -482,3 +482,16 @@ def sitemap_topics() -> list[Dated]:
     )
     rows = db.session.execute(query)
     return [Dated(slug, _latest(published, updated)) for slug, published, updated in rows]
+
+
+def sitemap_authors() -> list[Dated]:
+    """Every author with live posts, by name, with their newest post's last change."""
+    query = (
+        sa.select(Author.slug, sa.func.max(Post.published_at), sa.func.max(Post.updated_at))
+        .join(Post, Post.author_id == Author.id)
+        .where(live())
+        .group_by(Author.id, Author.slug, Author.name)
+        .order_by(Author.name, Author.slug)
+    )
+    rows = db.session.execute(query)
+    return [Dated(slug, _latest(published, updated)) for slug, published, updated in rows]

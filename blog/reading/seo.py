@@ -417,13 +417,17 @@ def _url(parent: ET.Element, loc: str, lastmod: datetime | None) -> None:
 
 
 def sitemap_xml() -> bytes:
-    """The sitemap: the home page, every topic listing and every live post."""
+    """The sitemap: the home page, every topic listing, every author page and every live
+    post."""
     root = ET.Element("urlset", xmlns=SITEMAP_NAMESPACE)
     posts = listing.sitemap_posts()
     newest = max((entry.lastmod for entry in posts), default=None)
     _url(root, external_url("public.home"), newest)
     for entry in listing.sitemap_topics():
         _url(root, external_url("public.topic", slug=entry.slug), entry.lastmod)
+    author_url = slug_urls("public.author")
+    for entry in listing.sitemap_authors():
+        _url(root, author_url(entry.slug), entry.lastmod)
     post_url = post_urls()
     for entry in posts:
         _url(root, post_url(entry.slug), entry.lastmod)

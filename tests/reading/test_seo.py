@@ -200,8 +200,9 @@ def test_a_bad_site_url_refuses_to_start(database_url, value):
         create_app(config)
 
 
-def test_sitemap_lists_home_topics_and_live_posts(client, posts):
-    """Home page, every topic with live posts and every live post, each with lastmod."""
+def test_sitemap_lists_home_topics_authors_and_live_posts(client, posts):
+    """Home page, every topic and author with live posts and every live post, each with
+    lastmod."""
     posts.topics("Databases", "Frontend", "Empty")
     published = datetime(2025, 3, 4, 8, 0)
     [old] = posts.create(1, topics=("Databases",), published_at=published)
@@ -211,8 +212,8 @@ def test_sitemap_lists_home_topics_and_live_posts(client, posts):
         published_at=published + timedelta(days=1),
         updated_at=published + timedelta(days=3),
     )
-    posts.create(1, title="A draft", published_at=None)
-    posts.create(1, title="Later", published_at=utcnow() + timedelta(days=2))
+    posts.create(1, title="A draft", published_at=None, author="Drafty Writer")
+    posts.create(1, title="Later", published_at=utcnow() + timedelta(days=2), author="Later Lu")
     response = client.get("/sitemap.xml")
     assert response.mimetype == "application/xml"
     root = ET.fromstring(response.get_data())
@@ -228,6 +229,7 @@ def test_sitemap_lists_home_topics_and_live_posts(client, posts):
         f"{SITE}/": stamp(3),
         f"{SITE}/topics/databases": stamp(3),
         f"{SITE}/topics/frontend": stamp(3),
+        f"{SITE}/authors/ada-example": stamp(3),
         f"{SITE}/posts/{new}": stamp(3),
         f"{SITE}/posts/{old}": stamp(0),
     }
