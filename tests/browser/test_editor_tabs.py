@@ -39,7 +39,7 @@ def press_and_wait(page: Page, button: str, status: int) -> None:
 def write_post(page: Page, title: str, body: str) -> int:
     """Write and save a new draft through the editor; its id."""
     page.goto("/editor/posts/new")
-    page.get_by_label("Title").fill(title)
+    page.get_by_label("Title", exact=True).fill(title)
     page.get_by_label("Topics").fill("Operations")
     page.locator("#body").fill(body)
     press_and_wait(page, "#save-button", 200)
@@ -86,7 +86,7 @@ def test_a_post_deleted_in_another_tab_keeps_the_text_and_saves_as_a_new_draft(
     b.keyboard.press("End")
     b.locator("#body").press_sequentially(" B's sentence that must not be lost.", delay=2)
     b_title = f"B's title {run}"
-    b.get_by_label("Title").fill(b_title)
+    b.get_by_label("Title", exact=True).fill(b_title)
 
     a.goto(f"/editor/posts/{draft_id}/delete")
     with a.expect_navigation():
@@ -101,7 +101,7 @@ def test_a_post_deleted_in_another_tab_keeps_the_text_and_saves_as_a_new_draft(
     expect(status).to_be_focused()
     expect(b.locator("#gone-title")).to_be_visible()
     expect(b.locator("#body")).to_have_value("First words. B's sentence that must not be lost.")
-    expect(b.get_by_label("Title")).to_have_value(b_title)
+    expect(b.get_by_label("Title", exact=True)).to_have_value(b_title)
 
     press_and_wait(b, "#save-as-draft", 200)
     expect(b.locator("#save-status")).to_contain_text("Saved at")
@@ -131,7 +131,7 @@ def test_the_editor_is_told_beside_save_and_keeps_unsaved_text_in_the_browser(
     log_in(page, account)
     post_id = write_post(page, f"Told beside Save {uuid.uuid4().hex[:8]}", "Saved body.")
 
-    title = page.get_by_label("Title")
+    title = page.get_by_label("Title", exact=True)
     title.fill("x" * 301)
     counter = page.locator("#title-count")
     expect(counter.locator(".field-count-value")).to_have_text("301 / 300")

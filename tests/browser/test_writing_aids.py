@@ -39,7 +39,7 @@ def test_cheat_sheet_word_count_ctrl_s_and_preview(page: Page, site: Site, live_
     expect(sheet).to_be_visible()
     expect(sheet).to_contain_text("[^1]: The note.")
 
-    page.get_by_label("Title").fill(f"Shortcut notes {run}")
+    page.get_by_label("Title", exact=True).fill(f"Shortcut notes {run}")
     page.get_by_label("Topics").fill("Databases")
     body = page.locator("#body")
     body.click()
