@@ -724,7 +724,7 @@ def drawing_preview() -> Response:
     try:
         written = drawing_spec.canonical(text)
     except drawing_spec.SpecError as error:
-        return htmx.render("editor/_drawing.html", None, 422, drawing_problem=str(error))
+        return htmx.render("editor/_drawing.html", None, 422, drawing_problem=error.plain)
     drawing = drawing_for(slug, title, summary, written)
     return htmx.render("editor/_drawing.html", None, drawing=drawing, written=written)
 

@@ -75,7 +75,7 @@ def _drawing(field: Field) -> None:
     try:
         parse(field.data or "")
     except SpecError as error:
-        raise ValidationError(str(error)) from error
+        raise ValidationError(error.plain) from error
 
 
 class Limit:

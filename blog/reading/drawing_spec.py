@@ -1,6 +1,7 @@
 """The `illustration:` field: a short written spec that chooses a post's drawing by hand.
 
-    kind: bars; values: 800 ms, 120 ms; labels: before, after
+    kind: bars; values: 800 ms, 120 ms
+    kind: pipeline; count: 4; accent: 2; labels: build, test, stage, ship
 
 Fields are `name: value` pairs separated by semicolons (or new lines), lists are separated by
 commas; `kind` is required, the rest optional, and what the spec leaves out comes from the
@@ -33,6 +34,11 @@ _FIELD = re.compile(r"\s*([^:]*?)\s*:\s*(.*?)\s*", re.DOTALL)
 
 class SpecError(ValueError):
     """A spec that breaks a rule; the message says which, so a person can fix it."""
+
+    @property
+    def plain(self) -> str:
+        """The message without the backticks around names, for the editor's pages."""
+        return str(self).replace("`", "")
 
 
 @dataclass(frozen=True)
