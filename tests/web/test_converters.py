@@ -26,6 +26,7 @@ ID_ROUTES = [
     ("POST", "/editor/posts/{0}/revisions/{0}/restore"),
     ("GET", "/editor/posts/{0}/autosave"),
     ("POST", "/editor/posts/{0}/autosave"),
+    ("GET", "/editor/posts/{0}/preview"),
     ("POST", "/editor/trash/{0}/restore"),
 ]
 
