@@ -330,9 +330,9 @@ def _editor_page(
     """The post editor, or only its swappable part for htmx (`compared`: a conflict's diff;
     `preview_problem`: why the body was not rendered, shown in place of the preview)."""
     suggested = store.slug_for(form.title.data or "")
-    preview_html = ""
+    rendered = None
     if not preview_problem:
-        preview_html, preview_problem = _preview(form.body.data or "")
+        rendered, preview_problem = _preview(form.body.data or "")
     return htmx.render(
         "editor/post.html",
         htmx.fragment_for(EDITOR_FRAGMENTS),
@@ -347,7 +347,8 @@ def _editor_page(
         gone=gone,
         image_src=image_url(image) if image is not None else None,
         max_image_mb=f"{current_app.config['MAX_IMAGE_BYTES'] / (1024 * 1024):g}",
-        preview_html=preview_html,
+        preview_html=rendered.html if rendered is not None else "",
+        rendered=rendered,
         preview_problem=preview_problem,
         topics=db.session.scalars(sa.select(Topic).order_by(Topic.position, Topic.name)).all(),
         authors=db.session.scalars(sa.select(Author.name).order_by(Author.name)).all(),
@@ -665,32 +666,34 @@ def _preview_refused(slow: markup.TooSlow) -> str:
     return f"{_too_slow(slow)}, so it cannot be shown or saved as it is. {SLOW_TEXT_HINT}"
 
 
-def _preview_html(body: str) -> str:
-    """The body rendered exactly as the post page renders it (TooSlow past the time limit)."""
+def _rendered(body: str) -> markup.Rendered | None:
+    """The body rendered exactly as the post page renders it, None when it is blank
+    (TooSlow past the time limit)."""
     if not body.strip():
-        return ""
-    return store.render_body(store.clean_text(body)).html
+        return None
+    return store.render_body(store.clean_text(body))
 
 
-def _preview(body: str) -> tuple[str, str]:
-    """The preview's HTML and, when the render time limit stopped it, the message to show
-    in its place."""
+def _preview(body: str) -> tuple[markup.Rendered | None, str]:
+    """The preview's render (its HTML, words and reading time) and, when the render time
+    limit stopped it, the message to show in its place."""
     try:
-        return _preview_html(body), ""
+        return _rendered(body), ""
     except markup.TooSlow as slow:
-        return "", _preview_refused(slow)
+        return None, _preview_refused(slow)
 
 
 @bp.post("/preview")
 def preview() -> Response:
     """The live preview of the body being typed (an htmx fragment); 422 with a message in
     its place when the body takes too long to render."""
-    html, problem = _preview(request.form.get("body", ""))
+    rendered, problem = _preview(request.form.get("body", ""))
     return htmx.render(
         "editor/post.html",
         "preview",
         422 if problem else 200,
-        preview_html=html,
+        preview_html=rendered.html if rendered is not None else "",
+        rendered=rendered,
         preview_problem=problem,
     )
 
@@ -1021,7 +1024,7 @@ def _not_found(error: HTTPException) -> Response:
 
 def init_app(app: Flask) -> None:
     """Register the authoring area and its refusals."""
-    from blog.authoring import preview, social, trash, writing  # noqa: F401  (they join its bp)
+    from blog.authoring import preview, social, trash  # noqa: F401  (they join its blueprint)
 
     csrf.init_app(app)
     login_manager.unauthorized_handler(_signed_out)

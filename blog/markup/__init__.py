@@ -107,6 +107,7 @@ class Rendered:
     toc: list[TocEntry]  # headings level 2-3 in order
     reading_minutes: int
     summary: str  # plain text from the first paragraph (for when the editor's is empty)
+    words: int = 0  # prose and code words, the ones the reading time counts
 
     @property
     def show_toc(self) -> bool:
@@ -199,6 +200,7 @@ def render(
         toc=toc,
         reading_minutes=minutes_for(stats, WORDS_PER_MINUTE),
         summary=truncate_words(stats.first_paragraph, SUMMARY_LIMIT),
+        words=stats.prose_words + stats.code_words,
     )
 
 

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
+from blog import markup
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import Author, Editor, Post, Topic
@@ -185,7 +186,7 @@ def test_posts_that_only_read_leave_the_write_lock_free(app, client, monkeypatch
         callers.append(threading.current_thread())
         working.set()
         assert release.wait(30)
-        return False if route == "login" else "<p>previewed</p>"
+        return False if route == "login" else markup.render("previewed")
 
     if route == "login":
         make_editor(app, password_hash="scrypt:1024:8:1$x$00")
@@ -194,7 +195,7 @@ def test_posts_that_only_read_leave_the_write_lock_free(app, client, monkeypatch
     else:
         log_in_as(client, make_editor(app))
         data = {"body": "*hi*", "csrf_token": csrf_token(client, "/editor/posts/new")}
-        url, slow_part = "/editor/preview", "blog.authoring.editor._preview_html"
+        url, slow_part = "/editor/preview", "blog.authoring.editor._rendered"
     # Slowed only now: the editor page that hands out the token renders a preview too, and
     # must not be the request found working.
     monkeypatch.setattr(slow_part, slow)
