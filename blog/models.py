@@ -75,9 +75,31 @@ class Topic(Model):
     # Published posts filed under the topic, scheduled ones included: counted by database
     # triggers on every write (migration 0010), never set here.
     published_count: so.Mapped[int] = so.mapped_column(server_default="0")
+    # A sentence or two the topic page shows under its heading (editors write it).
+    description: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
 
     def __repr__(self) -> str:
         return f"<Topic {self.slug}>"
+
+
+class TopicRedirect(Model):
+    """An address a topic had before it was renamed or merged into another: it answers 301.
+
+    It names the topic, not its next address, so a topic renamed twice leads from either
+    old address straight to the present one.
+    """
+
+    __tablename__ = "topic_redirects"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    old_slug: so.Mapped[str] = so.mapped_column(sa.String(80), unique=True)
+    topic_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("topics.id", ondelete="CASCADE"), index=True
+    )
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<TopicRedirect {self.old_slug}>"
 
 
 class PostTopic(Model):

@@ -105,9 +105,25 @@ def as_received(value: str) -> str:
     return wire(value).decode("utf-8", "werkzeug.url_quote")
 
 
-def form_body(fields: dict[str, str]) -> bytes:
-    """A urlencoded form body, exactly as a browser would post these values."""
-    return urlencode({name: wire(value) for name, value in fields.items()}).encode("ascii")
+def form_body(fields: dict[str, str | list[str]]) -> bytes:
+    """A urlencoded form body, exactly as a browser would post these values (a list: one
+    value per ticked box)."""
+    wired = {
+        name: [wire(one) for one in value] if isinstance(value, list) else wire(value)
+        for name, value in fields.items()
+    }
+    return urlencode(wired, doseq=True).encode("ascii")
+
+
+def confirming(fields: dict[str, str]) -> dict[str, str | list[str]]:
+    """The editor's form with its topics and author ticked to be created, as the server
+    reads them (an editor who means a new name ticks its box)."""
+    topics = topic_names(store.clean_text(as_received(fields.get("topics", ""))).strip())
+    author = store.clean_text(as_received(fields.get("author", ""))).strip()
+    keys = [f"topic:{store.topic_slug(name)}" for name in topics]
+    if author:
+        keys.append(f"author:{store.author_slug(author)}")
+    return fields | {"confirm_new": keys}
 
 
 def post_form(client: FlaskClient, url: str, fields: dict[str, str], **kwargs):
@@ -194,6 +210,17 @@ AUTHORING_ROUTES = {
     "editor.trash": ("/editor/trash", ("GET",)),
     "editor.restore_post": ("/editor/trash/{0}/restore", ("POST",)),
     "editor.empty_trash": ("/editor/trash/empty", ("GET", "POST")),
+    "editor.topics": ("/editor/topics", ("GET",)),
+    "editor.topic": ("/editor/topics/{}", ("GET",)),
+    "editor.rename_topic": ("/editor/topics/{}/rename", ("POST",)),
+    "editor.describe_topic": ("/editor/topics/{}/describe", ("POST",)),
+    "editor.merge_topic": ("/editor/topics/{}/merge", ("POST",)),
+    "editor.delete_topic": ("/editor/topics/{}/delete", ("POST",)),
+    "editor.authors": ("/editor/authors", ("GET",)),
+    "editor.author": ("/editor/authors/{}", ("GET",)),
+    "editor.rename_author": ("/editor/authors/{}/rename", ("POST",)),
+    "editor.merge_author": ("/editor/authors/{}/merge", ("POST",)),
+    "editor.delete_author": ("/editor/authors/{}/delete", ("POST",)),
 }
 
 
@@ -353,6 +380,12 @@ FORM_NAMES = [
     "author",
     "lock_version",
     "action",
+    "confirm_new",
+    "name",
+    "shown_name",
+    "description",
+    "shown_description",
+    "into",
     "unknown_field",
 ]
 
@@ -361,6 +394,7 @@ SAVES = itertools.count(1)
 COMPLETE_FORM = {
     "title": "Fuzzed post",
     "topics": "Fuzzing",
+    "confirm_new": "topic:fuzzing",
     "author": "Ada Example",
     "body": "Fuzzed body.",
     "status": "published",
@@ -891,7 +925,9 @@ def test_naughty_text_in_every_field_is_kept_or_refused_clearly(app, author, pla
     client, token = author
     outcome = Outcome(value)
     response = post_form(
-        client, "/editor/posts/new", DEFAULTS | dict.fromkeys(FIELDS, value) | {"csrf_token": token}
+        client,
+        "/editor/posts/new",
+        confirming(DEFAULTS | dict.fromkeys(FIELDS, value) | {"csrf_token": token}),
     )
     assert_clear_answer(response, "every field")
     if outcome.refused:
@@ -907,7 +943,9 @@ def test_naughty_text_in_every_field_is_kept_or_refused_clearly(app, author, pla
         assert newlines(field_text(form, "topics")) == topics, "topics lost their text"
         if not outcome.kept:
             return
-        response = post_form(client, "/editor/posts/new", outcome.retry() | {"csrf_token": token})
+        response = post_form(
+            client, "/editor/posts/new", confirming(outcome.retry() | {"csrf_token": token})
+        )
         assert_clear_answer(response, "accepted fields")
     assert response.status_code == 303, "an acceptable value was refused"
     post_id = int(response.headers["Location"].rsplit("/", 1)[1])

@@ -30,7 +30,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from wtforms import HiddenField
 
 from blog import markup
-from blog.authoring import revisions, store
+from blog.authoring import revisions, store, taxonomy
 from blog.authoring.forms import (
     MAX_TOPIC_NAME,
     MAX_TOPICS,
@@ -326,9 +326,11 @@ def _editor_page(
     gone: bool = False,
     compared: dict[str, object] | None = None,
     preview_problem: str = "",
+    new_names: Sequence[taxonomy.NewName] = (),
 ) -> Response:
     """The post editor, or only its swappable part for htmx (`compared`: a conflict's diff;
-    `preview_problem`: why the body was not rendered, shown in place of the preview)."""
+    `preview_problem`: why the body was not rendered, shown in place of the preview;
+    `new_names`: topics and author to offer to create)."""
     suggested = store.slug_for(form.title.data or "")
     rendered = None
     if not preview_problem:
@@ -356,6 +358,7 @@ def _editor_page(
         hint_slug=form.slug.data or suggested,
         hint_typed=bool(form.slug.data),
         hint_problem=None,
+        new_names=new_names,
     )
 
 
@@ -491,8 +494,11 @@ def _save(post: Post | None) -> BaseResponse:
         problem = store.slug_problem(slug, post)
         if problem:
             _add_error(form.slug, problem)
+    new_names = _new_names(form)
     if not valid or form.errors:
-        return _editor_page(form, post, status=upload_status or 422, image=image)
+        return _editor_page(
+            form, post, status=upload_status or 422, image=image, new_names=new_names
+        )
     if post is not None and post.lock_version != based_on:
         return _conflict(form, post, image, based_on)
     fields = store.PostFields(
@@ -547,6 +553,21 @@ def _save(post: Post | None) -> BaseResponse:
             preview_problem=_preview_refused(slow),
         )
     return _saved(post, created=is_new)
+
+
+def _new_names(form: PostForm) -> list[taxonomy.NewName]:
+    """The topics and author the form names that do not exist yet; each one the editor has
+    not ticked to create puts a refusal beside its field."""
+    if form.topics.errors or form.author.errors:
+        return []
+    found = taxonomy.new_names(
+        topic_names(form.topics.data), form.author.data or "", current_user.name
+    )
+    for new in taxonomy.unconfirmed(found, form.confirm_new.data or []):
+        _add_error(
+            form.topics if new.kind == taxonomy.TOPIC else form.author, taxonomy.refusal_for(new)
+        )
+    return found
 
 
 def stored_status(chosen: str | None) -> str:
@@ -1024,7 +1045,12 @@ def _not_found(error: HTTPException) -> Response:
 
 def init_app(app: Flask) -> None:
     """Register the authoring area and its refusals."""
-    from blog.authoring import preview, social, trash  # noqa: F401  (they join its blueprint)
+    from blog.authoring import (  # noqa: F401  (their views join this blueprint)
+        preview,
+        social,
+        taxonomy_views,
+        trash,
+    )
 
     csrf.init_app(app)
     login_manager.unauthorized_handler(_signed_out)

@@ -17,6 +17,7 @@ from wtforms import (
     PasswordField,
     RadioField,
     SelectChoice,
+    SelectMultipleField,
     StringField,
     TextAreaField,
 )
@@ -315,6 +316,9 @@ class PostForm(FlaskForm):
         validators=[DataRequired(message="Name the author."), Limit(AUTHOR_MAX, "The author")],
         filters=[_printable, _strip],
     )
+    # The new topics and author the editor ticked to create ("topic:<slug>", "author:<slug>"):
+    # a name that finds none is made only once confirmed (blog/authoring/taxonomy.py).
+    confirm_new = SelectMultipleField(validate_choice=False)
     # The post this form edits and the version it was loaded at: a save carries both.
     post_id = HiddenField()
     lock_version = HiddenField()

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from flask import current_app
@@ -24,6 +24,7 @@ from blog.models import (
     Post,
     SlugRedirect,
     Topic,
+    TopicRedirect,
     live,
     max_length,
     utcnow,
@@ -66,6 +67,11 @@ def topic_slug(name: str) -> str:
     return _name_slug(Topic, name)
 
 
+def author_slug(name: str) -> str:
+    """The slug an author of this name has: two names with the same one are the same author."""
+    return _name_slug(Author, name)
+
+
 def _new_row(model: type[Named], name: str, slug: str) -> Named:
     """A new author, or a new topic placed at the end of the topic filter."""
     row = model(name=name, slug=slug)
@@ -76,37 +82,62 @@ def _new_row(model: type[Named], name: str, slug: str) -> Named:
     return row
 
 
-def _named(
-    model: type[Named], names: Iterable[str], *, flush: bool = True, retry: bool = True
-) -> dict[str, Named]:
-    """Find or create a row per name: the one of exactly this name, else the one with its slug.
+def _found(model: type[Named], wanted: list[str], slugs: dict[str, str]) -> dict[str, Named]:
+    """The stored row each name finds: the one of exactly this name, else the one with its
+    slug, else (topics) the one that had its slug before a rename or a merge.
 
-    Rows added to the session but not yet flushed count as found. With `flush`, new rows go
-    in at once inside a savepoint: two editors naming the same new topic at once both find it
-    missing, the second insert breaks a unique constraint, the savepoint keeps the rest of the
-    save and the lookup runs once more to find the other writer's row. Without it they wait
-    for the caller's own flush (an import, which saves everything or nothing).
+    Rows added to the session but not yet flushed count as found.
     """
-    cleaned = {name: clean_text(name).strip() for name in names}
-    wanted = list(dict.fromkeys(cleaned.values()))
-    slugs = {name: _name_slug(model, name) for name in wanted}
     by_name: dict[str, Named] = {}
     by_slug: dict[str, Named] = {}
     with db.session.no_autoflush:
         for start in range(0, len(wanted), LOOKUP_CHUNK):
             chunk = wanted[start : start + LOOKUP_CHUNK]
+            chunk_slugs = [slugs[n] for n in chunk]
             query = (
                 sa.select(model)
-                .where(sa.or_(model.name.in_(chunk), model.slug.in_([slugs[n] for n in chunk])))
+                .where(sa.or_(model.name.in_(chunk), model.slug.in_(chunk_slugs)))
                 .order_by(model.id)
             )
             for row in db.session.scalars(query):
                 by_name.setdefault(row.name, row)
                 by_slug.setdefault(row.slug, row)
+            if model is Topic:
+                moved = sa.select(TopicRedirect.old_slug, Topic).join(
+                    Topic, Topic.id == TopicRedirect.topic_id
+                )
+                for old_slug, topic in db.session.execute(
+                    moved.where(TopicRedirect.old_slug.in_(chunk_slugs))
+                ):
+                    by_slug.setdefault(old_slug, cast(Any, topic))  # only when Named is Topic
     for row in db.session.new:
         if isinstance(row, model):
             by_name.setdefault(row.name, row)
             by_slug.setdefault(row.slug, row)
+    found: dict[str, Named] = {}
+    for name in wanted:
+        match = by_name.get(name) or by_slug.get(slugs[name])
+        if match is not None:
+            found[name] = match
+    return found
+
+
+def _named(
+    model: type[Named], names: Iterable[str], *, flush: bool = True, retry: bool = True
+) -> dict[str, Named]:
+    """Find or create a row per name: the one `_found` finds, else a new one.
+
+    With `flush`, new rows go in at once inside a savepoint: two editors naming the same new
+    topic at once both find it missing, the second insert breaks a unique constraint, the
+    savepoint keeps the rest of the save and the lookup runs once more to find the other
+    writer's row. Without it they wait for the caller's own flush (an import, which saves
+    everything or nothing).
+    """
+    cleaned = {name: clean_text(name).strip() for name in names}
+    wanted = list(dict.fromkeys(cleaned.values()))
+    slugs = {name: _name_slug(model, name) for name in wanted}
+    by_name = _found(model, wanted, slugs)
+    by_slug = {slugs[name]: row for name, row in by_name.items()}
     made: list[Named] = []
     for name in wanted:
         found = by_name.get(name) or by_slug.get(slugs[name])
@@ -126,6 +157,21 @@ def _named(
                 raise
             return _named(model, cleaned, retry=False)
     return {given: by_name[name] for given, name in cleaned.items()}
+
+
+def new_names(model: type[Named], names: Iterable[str]) -> list[str]:
+    """The names (cleaned, in order, one per slug) that would make a new topic or author:
+    those the find-or-create rule finds no stored row for."""
+    wanted = list(dict.fromkeys(clean_text(name).strip() for name in names))
+    slugs = {name: _name_slug(model, name) for name in wanted}
+    found = _found(model, wanted, slugs)
+    seen: set[str] = set()
+    missing: list[str] = []
+    for name in wanted:
+        if name not in found and slugs[name] not in seen:
+            seen.add(slugs[name])
+            missing.append(name)
+    return missing
 
 
 def topics_named(names: Iterable[str], *, flush: bool = True) -> dict[str, Topic]:

@@ -10,15 +10,16 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from feedgen.ext.base import BaseEntryExtension
 from feedgen.feed import FeedGenerator
 from feedgen.util import xml_elem
-from flask import Blueprint, abort, current_app
+from flask import Blueprint, abort, current_app, redirect, url_for
 from flask.wrappers import Response
 from lxml import html as lxml_html
 
+from blog.authoring import taxonomy
 from blog.models import Author, Post, Topic
 from blog.reading import listing
 from blog.reading.pictures import Picture, picture, post_drawing
@@ -206,6 +207,10 @@ def _feed(kind: str, topic_slug: str | None = None, author_slug: str | None = No
     if topic_slug is not None:
         topic = listing.topic_by_slug(topic_slug)
         if topic is None:
+            current = taxonomy.current_topic_slug(slug) if slug.isprintable() else None
+            if current is not None and listing.topic_by_slug(current) is not None:
+                target = url_for("feeds.topic_feed", slug=current, kind=kind)
+                return cast(Response, redirect(target, 301))
             abort(404, description="There is no topic by that name.")
     if author_slug is not None:
         profile = listing.author_by_slug(author_slug)

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, make_response, redirect, render_template, url_for
+from typing import cast
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask.wrappers import Response
 from werkzeug.wrappers import Response as BaseResponse
 
-from blog.authoring import store
+from blog.authoring import store, taxonomy
 from blog.reading import authors, listing, search, seo
 from blog.web import htmx, validators
 from blog.web.headers import cacheable
@@ -53,6 +64,9 @@ def _listing(topic_slug: str | None = None, author_slug: str | None = None) -> R
     if topic_slug is not None:
         entry = found.of(topic_slug)
         if entry is None:
+            moved = _renamed_topic(topic_slug, found)
+            if moved is not None:
+                return moved
             abort(404, description="There is no topic by that name.")
         topic, listed = entry.topic, entry.count
     if author_slug is not None:
@@ -96,6 +110,17 @@ def _listing(topic_slug: str | None = None, author_slug: str | None = None) -> R
         meta=meta,
     )
     return cacheable(response, check, vary=htmx.VARY, personal=True)
+
+
+def _renamed_topic(old_slug: str, found: listing.TopicFilter) -> Response | None:
+    """301 to the present address of a topic renamed or merged away, when that one has live
+    posts (any page number and query string carried over), else None."""
+    current = taxonomy.current_topic_slug(old_slug) if old_slug.isprintable() else None
+    if current is None or found.of(current) is None:
+        return None
+    target = url_for("public.topic", slug=current)
+    query = request.query_string.decode("utf-8", "replace")
+    return cast(Response, redirect(f"{target}?{query}" if query else target, 301))
 
 
 @bp.get("/")

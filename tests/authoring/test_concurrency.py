@@ -148,7 +148,7 @@ def test_a_slow_upload_does_not_hold_the_write_lock(app, client, database_url):
     only once the whole body is in."""
     log_in_as(client, make_editor(app))
     form = new_post_form(client, title="Sent slowly")
-    body = HeldBody(urlencode({key: str(value) for key, value in form.items()}).encode())
+    body = HeldBody(urlencode(form, doseq=True).encode())
     answer: dict[str, int] = {}
 
     def send() -> None:
@@ -379,7 +379,8 @@ WRITER = textwrap.dedent(
     codes = []
     for n in range(count):
         form = {"title": f"{prefix} {n}", "topics": f"Shared {n % 3}", "author": "Ada",
-                "body": f"Text {prefix} {n}.", "status": "published"}
+                "body": f"Text {prefix} {n}.", "status": "published",
+                "confirm_new": [f"topic:shared-{n % 3}", "author:ada"]}
         codes.append(client.post("/editor/posts/new", data=form).status_code)
     print(" ".join(map(str, codes)))
     """

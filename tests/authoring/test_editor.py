@@ -12,7 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from blog import markup
-from blog.authoring.store import SCHEDULED
+from blog.authoring.forms import topic_names
+from blog.authoring.store import SCHEDULED, author_slug, topic_slug
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Post, SlugRedirect, Topic, utcnow
 from blog.web.errors import error_page
@@ -25,20 +26,33 @@ HX_TABLE = {"HX-Request": "true", "HX-Target": "post-table"}
 HX_PREVIEW = {"HX-Request": "true", "HX-Target": "preview"}
 
 
+def confirming(data: dict[str, object]) -> dict[str, object]:
+    """The form with each topic and the author it names ticked to be created if new, as an
+    editor who means them sends it (unless `data` says what is ticked)."""
+    keys = [f"topic:{topic_slug(name)}" for name in topic_names(str(data.get("topics") or ""))]
+    if data.get("author"):
+        keys.append(f"author:{author_slug(str(data['author']))}")
+    return {"confirm_new": keys} | data
+
+
 def new_post_form(client: FlaskClient, **fields: object) -> dict[str, object]:
-    """What the new-post form sends, with `fields` typed over the defaults."""
-    return {
-        "csrf_token": csrf_token(client, "/editor/posts/new"),
-        "title": "Notes on connection pools",
-        "slug": "",
-        "topics": "Databases",
-        "summary": "",
-        "body": "Pools keep connections warm.\n\n## Sizing\n\nStart small.",
-        "author": "Ada Example",
-        "status": DRAFT,
-        "published_at": "",
-        "image_alt": "",
-    } | fields
+    """What the new-post form sends, with `fields` typed over the defaults (new topics and
+    author confirmed)."""
+    return confirming(
+        {
+            "csrf_token": csrf_token(client, "/editor/posts/new"),
+            "title": "Notes on connection pools",
+            "slug": "",
+            "topics": "Databases",
+            "summary": "",
+            "body": "Pools keep connections warm.\n\n## Sizing\n\nStart small.",
+            "author": "Ada Example",
+            "status": DRAFT,
+            "published_at": "",
+            "image_alt": "",
+        }
+        | fields
+    )
 
 
 def create(client: FlaskClient, **fields: object) -> int:
@@ -71,7 +85,7 @@ def current_form(client: FlaskClient, post_id: int) -> dict[str, object]:
 
 def save(client: FlaskClient, post_id: int, headers: dict | None = None, **changes: object):
     """Submit the edit form with some fields changed."""
-    data = current_form(client, post_id) | changes
+    data = confirming(current_form(client, post_id) | changes)
     data = {key: value for key, value in data.items() if value is not None}
     return client.post(f"/editor/posts/{post_id}", data=data, headers=headers or {})
 

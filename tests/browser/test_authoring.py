@@ -65,7 +65,7 @@ def test_editor_writes_illustrates_publishes_edits_and_logs_out(page: Page, live
     title = f"Tracing a slow query {run}"
     page.get_by_label("Title").fill(title)
     expect(page.locator("#slug-hint")).to_contain_text(f"/posts/tracing-a-slow-query-{run}")
-    page.get_by_label("Topics").fill("Databases, Performance")
+    page.get_by_label("Topics").fill("Databases, Reliability")
     expect(page.get_by_label("Author")).to_have_value("Eve Author")
 
     previews: list[str] = []

@@ -40,7 +40,7 @@ def write_post(page: Page, title: str, body: str) -> int:
     """Write and save a new draft through the editor; its id."""
     page.goto("/editor/posts/new")
     page.get_by_label("Title", exact=True).fill(title)
-    page.get_by_label("Topics").fill("Operations")
+    page.get_by_label("Topics").fill("Infrastructure")
     page.locator("#body").fill(body)
     press_and_wait(page, "#save-button", 200)
     expect(page.locator("#save-status")).to_contain_text("Saved at")

@@ -98,7 +98,7 @@ def test_an_editor_in_new_york_schedules_a_post_for_nine_in_the_morning(
     try:
         editor.goto("/editor/posts/new")
         editor.get_by_label("Title").fill(title)
-        editor.get_by_label("Topics").fill("Operations")
+        editor.get_by_label("Topics").fill("Infrastructure")
         editor.locator("#body").fill("What ships at nine.")
         when = editor.get_by_label(f"Publish at ({NEW_YORK})")
         when.fill(f"{year}-01-15T09:00")

@@ -28,11 +28,25 @@ ID_ROUTES = [
     ("POST", "/editor/posts/{0}/autosave"),
     ("GET", "/editor/posts/{0}/preview"),
     ("POST", "/editor/trash/{0}/restore"),
+    *(
+        (method, f"/editor/{kind}/{{0}}{action}")
+        for kind in ("topics", "authors")
+        for method, action in [
+            ("GET", ""),
+            ("POST", "/rename"),
+            ("POST", "/merge"),
+            ("POST", "/delete"),
+        ]
+    ),
+    ("POST", "/editor/topics/{0}/describe"),
 ]
 
 
 def rule_of(route: str) -> str:
-    """The route as its URL rule spells it: the post's id first, then a revision's."""
+    """The route as its URL rule spells it: the post's id first, then a revision's; a topic's
+    or author's id."""
+    if route.startswith(("/editor/topics/", "/editor/authors/")):
+        return route.replace("{0}", "<id:row_id>")
     return route.replace("{0}", "<id:post_id>", 1).replace("{0}", "<id:revision_id>")
 
 

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from blog.authoring import store
 from blog.authoring.images import store_image
 from blog.extensions import db, limiter
-from blog.models import Post
+from blog.models import Author, Post, Topic
 from blog.web.errors import error_page
 from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
 from tests.authoring.test_editor import HX_EDITOR, HX_TABLE, create, current_form, save
@@ -131,6 +131,8 @@ def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
         post.author.avatar = store_image(picture_bytes("PNG", (600, 600)))
         # A stored image in the body too: the render gives it a <picture> with srcset.
         store.set_body(post, f"{RICH_BODY}\n![A stored chart](/images/{post.image.sha256}.jpg)\n")
+        topic = db.session.scalar(sa.select(Topic).where(Topic.slug == "databases"))
+        topic.description = "Storage, queries & <indexes>."
         db.session.commit()
     more_posts = htmx("post-list")
     docs = {
@@ -236,6 +238,7 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
     docs["editor-trash"] = body(client.get("/editor/trash"))
     docs["editor-trash-empty"] = body(client.get("/editor/trash/empty"))
     docs["editor-revisions-deleted"] = body(client.get(f"/editor/posts/{doomed}/revisions"))
+    docs |= taxonomy_documents(app, client)
     stale = current_form(client, post_id)
     assert save(client, post_id, body="Someone else's line.").status_code == 303
     fragments = {
@@ -284,6 +287,40 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
     }
     docs |= {name: shell(body(response, status)) for name, (response, status) in fragments.items()}
     return docs
+
+
+def taxonomy_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
+    """/editor/topics and /editor/authors, a topic's and an author's page (one refusing a
+    rename), and the post editor asking to confirm a new topic and author."""
+    with app.app_context():
+        topic_id = db.session.scalar(sa.select(Topic.id).where(Topic.slug == "databases"))
+        author_id = db.session.scalar(sa.select(Author.id))
+        db.session.get_one(Topic, topic_id).description = "Storage & queries."
+        db.session.add(Topic(name="Unused", slug="unused", position=9))
+        db.session.commit()
+    token = csrf_token(client, "/editor/topics")
+    refused = client.post(
+        f"/editor/topics/{topic_id}/rename",
+        data={"csrf_token": token, "name": "Unused", "shown_name": "Databases"},
+    )
+    asked = client.post(
+        "/editor/posts/new",
+        data={
+            "csrf_token": token,
+            "title": "New names",
+            "topics": "Databases, Reliabilty",
+            "author": "Ada Edtor",
+            "status": "draft",
+        },
+    )
+    return {
+        "editor-topics": body(client.get("/editor/topics")),
+        "editor-topic": body(client.get(f"/editor/topics/{topic_id}")),
+        "editor-topic-refused": body(refused, 409),
+        "editor-authors": body(client.get("/editor/authors")),
+        "editor-author": body(client.get(f"/editor/authors/{author_id}")),
+        "editor-new-names": body(asked, 422),
+    }
 
 
 # The checker's schema evaluation recurses deeply: with the quick compiler alone (half the
