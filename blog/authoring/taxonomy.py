@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
 
 from blog.authoring import store
 from blog.extensions import db
-from blog.models import Author, Post, PostTopic, Topic, TopicRedirect
+from blog.models import Author, Image, Post, PostTopic, Topic, TopicRedirect
 
 Named = TypeVar("Named", Author, Topic)
 
@@ -27,6 +28,8 @@ AUTHOR = "author"
 TOPIC_NAME_MAX = store.max_length(Topic.__table__.c.name)
 AUTHOR_NAME_MAX = store.max_length(Author.__table__.c.name)
 DESCRIPTION_MAX = 500
+BIO_MAX = 600
+URL_MAX = store.max_length(Author.__table__.c.url)
 
 
 class Refused(Exception):
@@ -222,8 +225,8 @@ def _flush(clash_message: str) -> None:
 def describe(topic_id: int, description: str | None, shown: str | None) -> Topic:
     """Set the topic's description (what its page shows under the heading)."""
     topic = _locked(Topic, topic_id)[topic_id]
-    text = store.clean_text(description).replace("\r\n", "\n").strip()
-    if shown is not None and topic.description != shown.replace("\r\n", "\n").strip():
+    text = _lines(description)
+    if shown is not None and topic.description != _lines(shown):
         raise Refused(
             409,
             "Another editor changed this topic's description while you had the page open. "
@@ -328,6 +331,66 @@ def delete(model: type[Named], row_id: int, shown_name: str | None) -> str:
     db.session.delete(row)
     _flush(f"A post was filed under “{name}” at this moment, so it was not deleted.")
     return name
+
+
+# Author profiles ---------------------------------------------------------------------------
+
+KEEP = "keep"  # set_profile's avatar: leave it as it is
+
+
+def checked_url(raw: str | None) -> str | None:
+    """An author's own link as stored: None for none, else an http or https address
+    (422 for anything else: a script, a mail address, a relative path...)."""
+    text = store.clean_text(raw).strip()
+    if not text:
+        return None
+    if len(text) > URL_MAX:
+        raise Refused(
+            422, f"The link is {len(text):,} characters long; the limit is {URL_MAX} characters."
+        )
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or " " in text:
+        raise Refused(
+            422, "The link must be a web address starting with https:// (or http://)."
+        )
+    return text
+
+
+def set_profile(
+    author_id: int,
+    *,
+    bio: str | None,
+    url: str | None,
+    avatar: Image | None | str,
+    shown_bio: str | None,
+    shown_url: str | None,
+) -> Author:
+    """Set an author's bio, link and avatar (`KEEP` leaves the avatar as it is); 409 when
+    another editor changed the bio or link since the page was opened."""
+    author = _locked(Author, author_id)[author_id]
+    if shown_bio is not None and (
+        _lines(shown_bio) != author.bio or (shown_url or None) != author.url
+    ):
+        raise Refused(
+            409,
+            "Another editor changed this author's profile while you had the page open. "
+            "Nothing was changed; their version is shown now.",
+        )
+    text = _lines(bio)
+    if len(text) > BIO_MAX:
+        raise Refused(
+            422, f"The bio is {len(text):,} characters long; the limit is {BIO_MAX} characters."
+        )
+    author.bio = text
+    author.url = checked_url(url)
+    if avatar != KEEP:
+        author.avatar = avatar if isinstance(avatar, Image) else None
+    return author
+
+
+def _lines(text: str | None) -> str:
+    """Text from a textarea as the store keeps it: LF line ends, no control characters."""
+    return store.clean_text((text or "").replace("\r\n", "\n")).strip()
 
 
 # New names in the post form ----------------------------------------------------------------

@@ -7,7 +7,8 @@ noticed; the checks on names and texts are the store's (blog/authoring/taxonomy.
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from wtforms import HiddenField, StringField, TextAreaField
+from flask_wtf.file import FileField
+from wtforms import BooleanField, HiddenField, StringField, TextAreaField, URLField
 
 
 class RenameForm(FlaskForm):
@@ -35,3 +36,14 @@ class DeleteForm(FlaskForm):
     """Delete a topic or author no post carries."""
 
     shown_name = HiddenField()
+
+
+class ProfileForm(FlaskForm):
+    """An author's short bio, own link and avatar, shown on their page and their posts."""
+
+    bio = TextAreaField("Bio")
+    url = URLField("Link")
+    avatar = FileField("Avatar")
+    remove_avatar = BooleanField("Remove the avatar")
+    shown_bio = HiddenField()
+    shown_url = HiddenField()

@@ -9,16 +9,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from flask import abort, flash, redirect, request, url_for
+from flask import abort, current_app, flash, redirect, request, url_for
 from flask.wrappers import Response
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring import taxonomy
 from blog.authoring.editor import bp
-from blog.authoring.taxonomy_forms import DeleteForm, DescribeForm, MergeForm, RenameForm
+from blog.authoring.images import ImageError, image_url, store_image
+from blog.authoring.taxonomy_forms import (
+    DeleteForm,
+    DescribeForm,
+    MergeForm,
+    ProfileForm,
+    RenameForm,
+)
 from blog.extensions import db
-from blog.models import Author, Topic
+from blog.models import Author, Image, Topic
 from blog.web import htmx
 from blog.web.converters import MAX_ROW_ID
 
@@ -28,6 +35,7 @@ FORMS: dict[str, type[FlaskForm]] = {
     "describe": DescribeForm,
     "merge": MergeForm,
     "delete": DeleteForm,
+    "profile": ProfileForm,
 }
 LIST_ENDPOINT = {Topic: "editor.topics", Author: "editor.authors"}
 PAGE_ENDPOINT = {Topic: "editor.topic", Author: "editor.author"}
@@ -66,7 +74,11 @@ def _item_page(
     if isinstance(row, Topic):
         filled["describe"].description.data = row.description
         filled["describe"].shown_description.data = row.description
+    else:
+        filled["profile"].bio.data = filled["profile"].shown_bio.data = row.bio
+        filled["profile"].url.data = filled["profile"].shown_url.data = row.url or ""
     filled |= forms or {}
+    avatar = row.avatar if isinstance(row, Author) else None
     others = [other for other, _ in taxonomy.with_post_counts(model) if other.id != row.id]
     return htmx.render(
         f"editor/{taxonomy.kind_of(model)}.html",
@@ -80,6 +92,9 @@ def _item_page(
         forms=filled,
         action=action,
         problem=problem,
+        avatar=avatar,
+        avatar_src=image_url(avatar) if avatar is not None else None,
+        max_image_mb=f"{current_app.config['MAX_IMAGE_BYTES'] / (1024 * 1024):g}",
     )
 
 
@@ -241,3 +256,37 @@ def merge_author(row_id: int) -> BaseResponse:
 def delete_author(row_id: int) -> BaseResponse:
     """Delete an author no post credits (409 otherwise)."""
     return _delete(Author, row_id)
+
+
+@bp.post("/authors/<id:row_id>/profile")
+def author_profile(row_id: int) -> BaseResponse:
+    """Set an author's bio, link (http or https) and avatar (an uploaded image)."""
+
+    def change(form: FlaskForm) -> tuple[str, str]:
+        author = taxonomy.set_profile(
+            row_id,
+            bio=form.bio.data,
+            url=form.url.data,
+            avatar=_avatar(form),
+            shown_bio=request.form.get("shown_bio"),
+            shown_url=request.form.get("shown_url"),
+        )
+        return url_for("editor.author", row_id=author.id), f"Saved the profile of {author.name}."
+
+    return _act(Author, row_id, "profile", change)
+
+
+def _avatar(form: FlaskForm) -> Image | None | str:
+    """The avatar the profile form asks for: a new upload (checked and cleaned by the image
+    store), none when "remove" is ticked, else KEEP."""
+    upload = form.avatar.data
+    if upload is not None and getattr(upload, "filename", None):
+        limit = current_app.config["MAX_IMAGE_BYTES"]
+        try:
+            return store_image(upload.stream.read(limit + 1))
+        except ImageError as error:
+            status = 413 if error.status == 413 else 422
+            raise taxonomy.Refused(status, f"{error.message} Choose the image again.") from None
+    if form.remove_avatar.data:
+        return None
+    return taxonomy.KEEP
