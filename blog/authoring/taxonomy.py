@@ -350,9 +350,7 @@ def checked_url(raw: str | None) -> str | None:
         )
     parts = urlsplit(text)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname or " " in text:
-        raise Refused(
-            422, "The link must be a web address starting with https:// (or http://)."
-        )
+        raise Refused(422, "The link must be a web address starting with https:// (or http://).")
     return text
 
 
@@ -361,7 +359,7 @@ def set_profile(
     *,
     bio: str | None,
     url: str | None,
-    avatar: Image | None | str,
+    avatar: Image | str | None,
     shown_bio: str | None,
     shown_url: str | None,
 ) -> Author:

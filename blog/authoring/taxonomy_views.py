@@ -276,7 +276,7 @@ def author_profile(row_id: int) -> BaseResponse:
     return _act(Author, row_id, "profile", change)
 
 
-def _avatar(form: FlaskForm) -> Image | None | str:
+def _avatar(form: FlaskForm) -> Image | str | None:
     """The avatar the profile form asks for: a new upload (checked and cleaned by the image
     store), none when "remove" is ticked, else KEEP."""
     upload = form.avatar.data

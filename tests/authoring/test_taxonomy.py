@@ -3,6 +3,7 @@ post form: renames with 301s, merges, descriptions, deletes, and every refusal."
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
@@ -17,6 +18,7 @@ from blog.web.converters import MAX_ROW_ID
 from blog.web.versions import data_version
 from tests.authoring.test_auth import csrf_token, page
 from tests.authoring.test_editor import editor_client, new_post_form
+from tests.authoring.test_images import picture_bytes
 
 __all__ = ["editor_client"]
 
@@ -446,3 +448,97 @@ def test_only_unused_rows_can_be_deleted(app, editor_client, posts, kind):
     with app.app_context():
         assert db.session.get(model, used) is not None
         assert db.session.get(model, unused) is None
+
+
+# Author profiles ----------------------------------------------------------------------------
+
+
+def profile(client: FlaskClient, row: int, **fields: object):
+    """Post the profile form as the author's page shows it, with `fields` changed."""
+    soup = page(client.get(f"/editor/authors/{row}"))
+    form = {
+        "csrf_token": soup.select_one('meta[name="csrf-token"]')["content"],
+        "shown_bio": soup.select_one('input[name="shown_bio"]')["value"],
+        "shown_url": soup.select_one('input[name="shown_url"]')["value"],
+        "bio": soup.select_one("#bio").get_text().lstrip("\n"),
+        "url": soup.select_one("#url").get("value", ""),
+    }
+    return client.post(
+        f"/editor/authors/{row}/profile",
+        data=form | fields,
+        content_type="multipart/form-data",
+    )
+
+
+def test_a_profile_takes_a_bio_a_link_and_an_avatar(app, editor_client, posts):
+    """Saved, the bio, link and avatar are stored and shown again on the author's page;
+    "remove" clears the avatar, and a stale page is refused (409)."""
+    posts.create(1)
+    row = author_id(app, "ada-example")
+    before = version(app)
+    saved = profile(
+        editor_client,
+        row,
+        bio="Writes about\r\nstorage.",
+        url="https://ada.example/about",
+        avatar=(io.BytesIO(picture_bytes()), "me.png"),
+    )
+    assert saved.status_code == 303, problem(saved)
+    assert version(app) > before
+    with app.app_context():
+        author = db.session.get_one(Author, row)
+        assert (author.bio, author.url) == ("Writes about\nstorage.", "https://ada.example/about")
+        assert author.avatar is not None and author.avatar.width == 64
+    shown = page(editor_client.get(f"/editor/authors/{row}"))
+    assert shown.select_one(".image-current img")["alt"] == "Avatar of Ada Example"
+    assert profile(editor_client, row, remove_avatar="y").status_code == 303
+    with app.app_context():
+        assert db.session.get_one(Author, row).avatar_image_id is None
+    stale = profile(editor_client, row, shown_bio="Something older.", bio="Mine.")
+    assert stale.status_code == 409
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "data:text/html,hi",
+        "mailto:ada@example.com",
+        "/relative/path",
+        "https://",
+        "https://exa mple.com",
+        "https://example.com/" + "x" * 500,
+    ],
+)
+def test_a_link_that_is_not_a_web_address_is_422(app, editor_client, posts, url):
+    """Only http and https addresses with a host, within 500 characters; nothing is saved."""
+    posts.create(1)
+    row = author_id(app, "ada-example")
+    response = profile(editor_client, row, url=url, bio="Kept?")
+    assert response.status_code == 422
+    assert "link" in problem(response).lower()
+    assert page(response).select_one("#url")["value"] == url
+    with app.app_context():
+        assert db.session.get_one(Author, row).bio == ""
+
+
+@pytest.mark.parametrize(
+    ("fields", "status"),
+    [
+        ({"bio": "x" * 601}, 422),
+        ({"bio": "x" * 200_000}, 422),
+        ({"avatar": (io.BytesIO(b"not a picture"), "me.png")}, 422),
+    ],
+    ids=["long-bio", "huge-bio", "not-an-image"],
+)
+def test_a_long_bio_or_a_bad_avatar_is_refused(app, editor_client, posts, fields, status):
+    """A bio over 600 characters or a file that is no image: refused with a message."""
+    posts.create(1)
+    row = author_id(app, "ada-example")
+    response = profile(editor_client, row, **fields)
+    assert response.status_code == status
+    assert problem(response)
+    with app.app_context():
+        author = db.session.get_one(Author, row)
+        assert (author.bio, author.avatar_image_id) == ("", None)

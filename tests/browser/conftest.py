@@ -445,7 +445,7 @@ class Site:
     paths: dict[str, str]
     account: EditorAccount
     # Pages behind the login: `visit` logs in first.
-    private: frozenset[str] = frozenset({"editor", "editor-topics"})
+    private: frozenset[str] = frozenset({"editor"})
 
     @property
     def biggest_topic(self) -> TopicLink:
@@ -453,12 +453,10 @@ class Site:
         return max(self.topics, key=lambda topic: topic.count)
 
     def visit(self, page: Page, name: str) -> None:
-        """Open one of the named pages, logging in first when it is private (and the page
-        is not logged in already)."""
-        response = page.goto(self.paths[name])
-        if name in self.private and urlsplit(page.url).path == "/login":
+        """Open one of the named pages, logging in first when it is private."""
+        if name in self.private:
             log_in(page, self.account)
-            response = page.goto(self.paths[name])
+        response = page.goto(self.paths[name])
         status = response.status if response is not None else None
         assert status == 200, f"{name} ({self.paths[name]}) answered {status}"
 
@@ -518,7 +516,6 @@ def site(live_server: LiveServer, editor_account: EditorAccount) -> Site:
         "author": author_path,
         "login": "/login",
         "editor": "/editor/posts/new",
-        "editor-topics": "/editor/topics",
     }
     return Site(total=total, topics=topics, paths=paths, account=editor_account)
 

@@ -133,6 +133,10 @@ EDITOR_PAGES = {
     "delete confirmation": "/editor/posts/{post}/delete",
     "trash": "/editor/trash",
     "empty the trash": "/editor/trash/empty",
+    "topics": "/editor/topics",
+    "a topic": "/editor/topics/{topic}",
+    "authors": "/editor/authors",
+    "an author": "/editor/authors/{author}",
 }
 OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
 
@@ -162,6 +166,7 @@ def _audit_posts(live_server: LiveServer, run: str) -> dict[str, int]:
             sa.select(sa.func.min(PostRevision.id)).where(PostRevision.post_id == post.id)
         )
         ids = {"post": post.id, "revision": revision, "trashed": doomed.id}
+        ids |= {"topic": topics[0].id, "author": author.id}
         db.session.remove()
     return ids
 
