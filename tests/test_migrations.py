@@ -316,5 +316,55 @@ def test_author_listing_index_replaces_the_author_id_index_and_back(empty_databa
         flask_migrate.downgrade(revision="0018_post_seo_fields")
         assert indexes()["ix_posts_author_id"] == ["author_id"]
         assert "ix_posts_author_listing" not in indexes()
+
+
+def _triggers_on_topics() -> list[str]:
+    """The names of the triggers on the topics table (the search index's)."""
+    if db.engine.dialect.name == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'topics'"
+    else:
+        query = (
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = 'topics'::regclass AND NOT tgisinternal"
+        )
+    return sorted(db.session.scalars(sa.text(query)))
+
+
+def test_topic_redirects_and_descriptions_come_and_go(empty_database_url):
+    """0020 gives topics an empty description and adds topic_redirects without rebuilding
+    topics (its triggers stay); its downgrade drops both again."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    with app.app_context():
+        flask_migrate.upgrade(revision="0013_session_tokens")
+        for statement in OLD_ROWS:
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+        flask_migrate.upgrade(revision="0019_author_listing_index")
+        triggers = _triggers_on_topics()
+        assert triggers
+        db.session.commit()
+        flask_migrate.upgrade(revision="0020_topic_redirects")
+        assert db.session.scalar(sa.text("SELECT description FROM topics")) == ""
+        assert _triggers_on_topics() == triggers
+        db.session.execute(
+            sa.text(
+                "INSERT INTO topic_redirects (old_slug, topic_id, created_at)"
+                " VALUES ('data-bases', 1, '2024-01-01 00:00:00')"
+            )
+        )
+        db.session.commit()
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.execute(
+                sa.text(
+                    "INSERT INTO topic_redirects (old_slug, topic_id, created_at)"
+                    " VALUES ('data-bases', 1, '2024-01-01 00:00:00')"
+                )
+            )
+        db.session.rollback()
+        flask_migrate.downgrade(revision="0019_author_listing_index")
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("topics")}
+        assert "description" not in columns
+        assert "topic_redirects" not in sa.inspect(db.engine).get_table_names()
+        assert _triggers_on_topics() == triggers
+        assert db.session.scalar(sa.text("SELECT count(*) FROM post_topics")) == 1
         db.session.remove()
         db.engine.dispose()
