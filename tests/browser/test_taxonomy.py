@@ -48,9 +48,17 @@ def misspelt(live_server: LiveServer) -> Iterator[str]:
 def test_a_renamed_topics_old_address_lands_on_the_new_one(
     page: Page, site: Site, misspelt: str
 ) -> None:
-    """Rename the topic on its editor page; its old address then opens the renamed topic."""
+    """The post form suggests the topic after those already typed; renamed on its editor
+    page, the topic's old address then opens the renamed topic."""
     old, new = f"reliabilty-{RUN}", f"reliability-{RUN}"
     log_in(page, site.account)
+    page.goto("/editor/posts/new")
+    page.get_by_label("Topics").fill("Databases, Rel")
+    offered = page.evaluate(
+        "() => [...document.getElementById('topic-names').options].map((o) => o.value)"
+    )
+    assert f"Databases, Reliabilty {RUN}" in offered and "Databases, Databases" not in offered
+
     page.goto("/editor/topics")
     page.get_by_role("link", name=f"Reliabilty {RUN}").click()
     page.get_by_label("New name").fill(f"Reliability {RUN}")
