@@ -162,6 +162,8 @@ def assert_clear_answer(response, what: str) -> None:
     """No 5xx, no traceback or internals, and a refusal that explains itself."""
     status = response.status_code
     assert status < 500, f"{what}: {status}"
+    if status < 400 and response.mimetype.startswith("image/"):
+        return  # a picture (a link preview, the logo): no text to read
     text = response.get_data(as_text=True)
     for marker in TRACE_MARKERS:
         assert marker not in text, f"{what}: {marker!r} in the answer"
@@ -183,7 +185,11 @@ PUBLIC_ROUTES = {
     "public.home": ("/", ("GET", "HEAD")),
     "public.topic": ("/topics/{}", ("GET", "HEAD")),
     "public.post": ("/posts/{}", ("GET", "HEAD")),
+    "public.author": ("/authors/{}", ("GET", "HEAD")),
     "art.illustration_svg": ("/illustrations/{}.svg", ("GET",)),
+    "previews.illustration_png": ("/illustrations/{}.png", ("GET",)),
+    "previews.logo_png": ("/logo.png", ("GET",)),
+    "feeds.author_feed": ("/authors/{}/feed.{}", ("GET",)),
     "feeds.blog_feed": ("/feed.{}", ("GET",)),
     "feeds.topic_feed": ("/topics/{}/feed.{}", ("GET",)),
     "seo.sitemap": ("/sitemap.xml", ("GET",)),
@@ -221,6 +227,8 @@ AUTHORING_ROUTES = {
     "editor.rename_author": ("/editor/authors/{}/rename", ("POST",)),
     "editor.merge_author": ("/editor/authors/{}/merge", ("POST",)),
     "editor.delete_author": ("/editor/authors/{}/delete", ("POST",)),
+    "editor.author_profile": ("/editor/authors/{}/profile", ("POST",)),
+    "editor.post_preview": ("/editor/posts/{}/preview", ("GET",)),
 }
 
 

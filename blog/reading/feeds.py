@@ -207,7 +207,7 @@ def _feed(kind: str, topic_slug: str | None = None, author_slug: str | None = No
     if topic_slug is not None:
         topic = listing.topic_by_slug(topic_slug)
         if topic is None:
-            current = taxonomy.current_topic_slug(slug) if slug.isprintable() else None
+            current = taxonomy.current_topic_slug(topic_slug) if topic_slug.isprintable() else None
             if current is not None and listing.topic_by_slug(current) is not None:
                 target = url_for("feeds.topic_feed", slug=current, kind=kind)
                 return cast(Response, redirect(target, 301))
