@@ -172,6 +172,9 @@ def assert_clear_answer(response, what: str) -> None:
     if response.headers.get("HX-Retarget"):
         assert BeautifulSoup(text, "html.parser").get_text(strip=True), f"{what}: empty alert"
         return
+    if response.mimetype == "application/json":  # the editor's scripts show its `error`
+        assert str(response.get_json().get("error", "")).strip(), f"{what}: {status} unexplained"
+        return
     assert response.mimetype == "text/html", f"{what}: {status} as {response.mimetype}"
     soup = BeautifulSoup(text, "html.parser")
     explained = soup.select_one(".error-page h1, .form-problems, .field-errors, .conflict h2")
@@ -229,6 +232,9 @@ AUTHORING_ROUTES = {
     "editor.delete_author": ("/editor/authors/{}/delete", ("POST",)),
     "editor.author_profile": ("/editor/authors/{}/profile", ("POST",)),
     "editor.post_preview": ("/editor/posts/{}/preview", ("GET",)),
+    "editor.drawing_preview": ("/editor/drawing", ("POST",)),
+    "body_images.upload": ("/editor/images", ("POST",)),
+    "body_images.fetch": ("/editor/images/fetch", ("POST",)),
 }
 
 
