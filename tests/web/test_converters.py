@@ -40,7 +40,6 @@ ID_ROUTES = [
     ),
     ("POST", "/editor/topics/{0}/describe"),
     ("POST", "/editor/authors/{0}/profile"),
-    ("GET", "/editor/posts/{0}/preview"),
 ]
 
 
