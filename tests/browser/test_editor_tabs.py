@@ -186,8 +186,14 @@ def test_the_editor_is_told_beside_save_and_keeps_unsaved_text_in_the_browser(
     expect(page.locator("#body")).to_have_value("Saved body.")
     offer.get_by_role("button", name="Restore them").click()
     expect(page.locator("#body")).to_have_value("Saved body. Words typed after the save.")
+    # Restoring types into the body, so its preview may still be on its way when Save
+    # swaps the editor: htmx then drops that request, as it should.
+    page_watch.expect_superseded("/editor/preview")
     press_and_wait(page, "#save-button", 200)
-    assert page.evaluate(f"() => localStorage.getItem('fieldnotes:unsaved:{post_id}')") is None
+    # The kept copy goes once htmx has settled the saved editor, a moment after the answer.
+    page.wait_for_function(
+        f"() => localStorage.getItem('fieldnotes:unsaved:{post_id}') === null", timeout=5000
+    )
 
     # Logged out meanwhile: the alert at the top is also beside Save, with its login link.
     assert live_server.flask("editors", "disable", account.email).returncode == 0
