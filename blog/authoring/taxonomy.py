@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
 
 from blog.authoring import store
 from blog.extensions import db
+from blog.markup.policy import web_link
 from blog.models import Author, Image, Post, PostTopic, Topic, TopicRedirect
 
 Named = TypeVar("Named", Author, Topic)
@@ -348,8 +348,7 @@ def checked_url(raw: str | None) -> str | None:
         raise Refused(
             422, f"The link is {len(text):,} characters long; the limit is {URL_MAX} characters."
         )
-    parts = urlsplit(text)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or " " in text:
+    if web_link(text) is None:
         raise Refused(422, "The link must be a web address starting with https:// (or http://).")
     return text
 

@@ -11,7 +11,7 @@ import html
 import re
 import unicodedata
 from html.parser import HTMLParser
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from pygments.token import STANDARD_TYPES
 
@@ -106,6 +106,19 @@ def is_safe_url(value: str) -> bool:
     """True for relative URLs and http/https/mailto ones, in any encoding."""
     scheme = url_scheme(value)
     return scheme is not None and (scheme == "" or scheme in SAFE_SCHEMES)
+
+
+def web_link(value: str | None) -> str | None:
+    """The address stripped when it is an absolute http(s) one with a host; None for anything
+    else (a `javascript:` address, a relative path, a space or a stray control character).
+    The one rule for an author's own link, where it is stored, imported and shown."""
+    url = (value or "").strip()
+    if not url.isprintable() or " " in url or url_scheme(url) not in ("http", "https"):
+        return None
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return url
 
 
 def is_external_url(value: str) -> bool:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Flask, current_app
 
 from blog.authoring import renditions
 from blog.authoring.images import image_url
-from blog.markup.policy import url_scheme
+from blog.markup.policy import web_link
 from blog.models import Author
 from blog.reading import listing, seo
 from blog.web.templating import card_summary
@@ -43,15 +42,8 @@ def avatar(author: Author) -> Avatar | None:
 
 
 def own_link(author: Author) -> str | None:
-    """The author's own link when it is an absolute http(s) address; anything else (a
-    `javascript:` address, a relative path, a stray control character) is never shown."""
-    url = (author.url or "").strip()
-    if not url or not url.isprintable() or url_scheme(url) not in ("http", "https"):
-        return None
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return None
-    return url
+    """The author's own link when it is an absolute http(s) address, else None (never shown)."""
+    return web_link(author.url)
 
 
 def link_label(url: str) -> str:

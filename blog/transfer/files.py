@@ -23,6 +23,7 @@ from blog.authoring import images, store
 from blog.authoring.renditions import BODY_IMAGE
 from blog.database import begin_write
 from blog.extensions import db
+from blog.markup.policy import web_link
 from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic
 from blog.transfer.frontmatter import (
     SLUG,
@@ -31,6 +32,16 @@ from blog.transfer.frontmatter import (
     canonical_body,
     read_post,
     write_post,
+)
+from blog.transfer.profiles import (
+    AUTHORS_FILE,
+    AVATAR_SUFFIX,
+    Filled,
+    Profile,
+    apply_profiles,
+    profiled_authors,
+    read_profiles,
+    write_profiles,
 )
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -67,9 +78,12 @@ class Counts:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    # What the folder's authors.yml did, when it has one.
+    profiles: Filled | None = None
 
     def __str__(self) -> str:
-        return f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}"
+        done = f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}"
+        return done if self.profiles is None else f"{done}; {self.profiles}"
 
 
 @dataclass
@@ -80,6 +94,7 @@ class Exported:
     drafts: int = 0
     images: int = 0
     written: int = 0
+    profiles: int = 0
     others: list[str] = field(default_factory=list)
     # Posts with an image but no alt text: their files need `image_alt` before they import.
     no_alt: list[str] = field(default_factory=list)
@@ -197,45 +212,52 @@ def _store_images(
 ) -> tuple[dict[str, Image], list[Problem]]:
     """Check and add each entry's image (`name`: the field giving its file, `image` or
     `social_image`) to the session; the images by post slug. `by_path` shares the images
-    already read between calls.
-
-    An image must be a file inside the imported folder once every `..` and link is
-    followed: an import never publishes what else the server can read.
-    """
+    already read between calls."""
     pictures: dict[str, Image] = {}
     problems: list[Problem] = []
     by_path = {} if by_path is None else by_path
-    limit = current_app.config["MAX_IMAGE_BYTES"]
     wanted = [item for item in loaded if getattr(item.entry, name) is not None]
     for item in _steps(wanted, "Checking images", progress and bool(wanted)):
         entry = item.entry
         given = getattr(entry, name)
         assert isinstance(given, str)
-        path = (item.source.path.parent / given).resolve()
-        if not path.is_relative_to(folder):
-            message = f"`{name}`: {given} is outside the imported folder {folder}"
-            problems.append(Problem(item.source.shown, entry.line(name), message))
+        image = image_file(item.source.path.parent, given, folder, name, by_path)
+        if isinstance(image, str):
+            problems.append(Problem(item.source.shown, entry.line(name), image))
             continue
-        image = by_path.get(path)
-        if image is None:
-            try:
-                with path.open("rb") as file:
-                    data = file.read(limit + 1)
-            except OSError as error:
-                message = f"`{name}`: cannot read {given} next to this file ({error.strerror})"
-                problems.append(Problem(item.source.shown, entry.line(name), message))
-                continue
-            # A file exported from a store holds that stored image's exact bytes: reuse it.
-            image = images.image_by_hash(hashlib.sha256(data).hexdigest())
-            try:
-                image = image or images.store_image(data)
-            except images.ImageError as error:
-                message = f"`{name}` {given}: {error.message}"
-                problems.append(Problem(item.source.shown, entry.line(name), message))
-                continue
-            by_path[path] = image
         pictures[entry.slug] = image
     return pictures, problems
+
+
+def image_file(
+    base: Path, given: str, folder: Path, name: str, by_path: dict[Path, Image]
+) -> Image | str:
+    """The image of the file `given` (relative to `base`), added to the session, or the
+    problem with it, said under the field `name`. `by_path` holds the files already read.
+
+    An image must be a file inside the imported folder once every `..` and link is
+    followed: an import never publishes what else the server can read.
+    """
+    path = (base / given).resolve()
+    if not path.is_relative_to(folder):
+        return f"`{name}`: {given} is outside the imported folder {folder}"
+    image = by_path.get(path)
+    if image is not None:
+        return image
+    limit = current_app.config["MAX_IMAGE_BYTES"]
+    try:
+        with path.open("rb") as file:
+            data = file.read(limit + 1)
+    except OSError as error:
+        return f"`{name}`: cannot read {given} next to this file ({error.strerror})"
+    # A file exported from a store holds that stored image's exact bytes: reuse it.
+    image = images.image_by_hash(hashlib.sha256(data).hexdigest())
+    try:
+        image = image or images.store_image(data)
+    except images.ImageError as error:
+        return f"`{name}` {given}: {error.message}"
+    by_path[path] = image
+    return image
 
 
 def _body_image_names(bodies: Iterable[str]) -> list[str]:
@@ -642,12 +664,14 @@ def import_posts(
         social, social_problems = _store_images(loaded, folder, progress, "social_image", read)
         image_problems += social_problems
         image_problems += _store_body_images(loaded, folder)
+        profiles, avatars, profile_problems = _read_profiles(root, folder, read)
         claimed, kept = _claimed_addresses(loaded)
         problems += image_problems + _taken_addresses(loaded) + claimed + _claimed_ids(loaded)
+        problems += profile_problems
         if problems:
             problems.sort(key=lambda problem: (problem.path, problem.line))
             raise ImportRefused(problems)
-        return _save(
+        counts = _save(
             loaded,
             pictures,
             social,
@@ -656,6 +680,31 @@ def import_posts(
             default_topic=default_topic,
             progress=progress,
         )
+        if profiles is not None:
+            counts.profiles = apply_profiles(profiles, avatars)
+        return counts
+
+
+def _read_profiles(
+    root: Path, folder: Path, by_path: dict[Path, Image]
+) -> tuple[list[Profile] | None, dict[str, Image], list[Problem]]:
+    """The profiles of the imported folder's authors.yml (None without one), their avatars
+    by author name, checked and added to the session, and every problem found."""
+    path = root / AUTHORS_FILE
+    if not root.is_dir() or not path.is_file():
+        return None, {}, []
+    shown = str(path)
+    profiles, problems = read_profiles(path, shown)
+    avatars: dict[str, Image] = {}
+    for profile in profiles:
+        if profile.avatar is None:
+            continue
+        image = image_file(folder, profile.avatar, folder, "avatar", by_path)
+        if isinstance(image, str):
+            problems.append(Problem(shown, profile.line("avatar"), image))
+        else:
+            avatars[profile.name] = image
+    return profiles, avatars, problems
 
 
 def image_name(post: Post, image: Image | None = None, suffix: str = "") -> str | None:
@@ -664,11 +713,15 @@ def image_name(post: Post, image: Image | None = None, suffix: str = "") -> str 
     image = post.image if image is None and not suffix else image
     if image is None:
         return None
-    extension = next(
+    return f"{IMAGE_FOLDER}/{post.slug}{suffix}.{_extension(image)}"
+
+
+def _extension(image: Image) -> str:
+    """The file extension of a stored image's format."""
+    return next(
         (ext for ext, kind in images.EXTENSIONS.items() if kind == image.content_type),
         "bin",
     )
-    return f"{IMAGE_FOLDER}/{post.slug}{suffix}.{extension}"
 
 
 def export_posts(root: Path) -> Exported:
@@ -719,6 +772,7 @@ def export_posts(root: Path) -> Exported:
         names.add(target.name)
         done.written += _write_if_changed(target, write_post(entry).encode("utf-8"))
     _export_body_images(root, [post.body_markdown for post in posts], done)
+    _export_profiles(root, done)
     done.others = sorted(
         path.name for path in root.glob("*.md") if path.name not in names and path.is_file()
     )
@@ -737,6 +791,27 @@ def _export_body_images(root: Path, bodies: list[str], done: Exported) -> None:
         done.images += 1
         done.written += _write_if_changed(root / IMAGE_FOLDER / name, image.data)
         db.session.expire(image, ["data"])
+
+
+def _export_profiles(root: Path, done: Exported) -> None:
+    """Write authors.yml with every author's bio, own link and avatar file
+    (images/<author slug>.avatar.<ext>), when some author has any of them."""
+    profiles = []
+    for author in profiled_authors():
+        avatar = None
+        if author.avatar is not None:
+            stem = author.slug if SLUG.fullmatch(author.slug) else author.avatar.sha256
+            avatar = f"{IMAGE_FOLDER}/{stem}{AVATAR_SUFFIX}.{_extension(author.avatar)}"
+            (root / IMAGE_FOLDER).mkdir(exist_ok=True)
+            done.images += 1
+            done.written += _write_if_changed(root / avatar, author.avatar.data)
+            db.session.expire(author.avatar, ["data"])
+        # A stored link the site would not show is not worth carrying.
+        profiles.append(Profile(author.name, author.bio, web_link(author.url), avatar))
+    if profiles:
+        done.profiles = len(profiles)
+        text = write_profiles(profiles)
+        done.written += _write_if_changed(root / AUTHORS_FILE, text.encode("utf-8"))
 
 
 def _old_slugs() -> dict[int, list[str]]:
@@ -804,6 +879,13 @@ def import_command(
             "the database changed while importing; nothing was imported, run it again."
         ) from None
     click.echo(str(counts))
+    if counts.profiles is not None and counts.profiles.kept:
+        kept = counts.profiles.kept
+        click.echo(
+            f"{_count(len(kept), 'author')} kept the site's own bio, link or avatar where"
+            f" {AUTHORS_FILE} gives another: {', '.join(kept)}",
+            err=True,
+        )
 
 
 @click.command("export")
@@ -814,7 +896,9 @@ def export_command(path: Path) -> None:
     done = export_posts(path)
     click.echo(
         f"exported {_count(done.posts, 'post')} ({_count(done.drafts, 'draft')},"
-        f" {_count(done.images, 'image')}) to {path}:"
+        f" {_count(done.images, 'image')})"
+        + (f" and {_count(done.profiles, 'author profile')}" if done.profiles else "")
+        + f" to {path}:"
         f" {_count(done.written, 'file')} written, the rest already up to date"
     )
     if done.no_alt:

@@ -98,6 +98,35 @@ def terminal_safe(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
+class BadYaml(Exception):
+    """Text that is not YAML, with the line to fix and a message saying why."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def compose_yaml(text: str, what: str, first_line: int = 1) -> yaml.Node | None:
+    """The YAML text's node tree (None when empty); BadYaml names the line (counted from
+    `first_line`) and says what is wrong with `what`.
+
+    Only nodes are built, never Python objects: an alias is the node it points at, shared,
+    so a file of nested aliases (a "billion laughs") stays as small as it is written.
+    """
+    try:
+        return yaml.compose(text, Loader=_LOADER)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + first_line if mark else first_line
+        raise BadYaml(line, f"{what} is not valid YAML: {error.problem}") from None
+    except yaml.reader.ReaderError as error:
+        line = text[: error.position].count("\n") + first_line
+        raise BadYaml(line, f"character U+{error.character:04X} is not allowed in {what}") from None
+    except yaml.YAMLError as error:  # Anything else the parser can raise, said plainly.
+        raise BadYaml(first_line, f"{what} is not valid YAML: {error}") from None
+
+
 @dataclass
 class Entry:
     """One post as the file format sees it: checked, normalized values."""
@@ -214,18 +243,9 @@ class _Reader:
     def yaml_pairs(self, text: str) -> list[tuple[str, Raw, int]] | None:
         """The fields of YAML front matter (which starts on line 2) with their lines."""
         try:
-            root = yaml.compose(text, Loader=_LOADER)
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark or error.context_mark
-            line = mark.line + 2 if mark else 2
-            self.problem(line, f"the front matter is not valid YAML: {error.problem}")
-            return None
-        except yaml.reader.ReaderError as error:
-            line = text[: error.position].count("\n") + 2
-            self.problem(line, f"character U+{error.character:04X} is not allowed in front matter")
-            return None
-        except yaml.YAMLError as error:  # Anything else the parser can raise, said plainly.
-            self.problem(2, f"the front matter is not valid YAML: {error}")
+            root = compose_yaml(text, "the front matter", first_line=2)
+        except BadYaml as error:
+            self.problem(error.line, error.message)
             return None
         if root is None:
             return []
@@ -639,13 +659,18 @@ def write_post(entry: Entry) -> str:
         "social_image": entry.social_image,
     }
     header |= {name: value for name, value in optional.items() if value}
-    front = yaml.dump(
-        header,
+    front = dump_yaml(header)
+    body = canonical_body(entry.body)
+    return f"---\n{front}---\n" + (f"\n{body}\n" if body else "")
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    """Data as this format writes YAML: keys in the given order, block style, no wrapping."""
+    return yaml.dump(
+        data,
         Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
         width=1_000_000,
     )
-    body = canonical_body(entry.body)
-    return f"---\n{front}---\n" + (f"\n{body}\n" if body else "")
