@@ -127,8 +127,9 @@ def redis_client():
 
 
 @pytest.fixture(scope="session")
-def app(database_url: str) -> Flask:
-    """The app on the throwaway database, its schema built by the migrations."""
+def app(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Flask:
+    """The app on the throwaway database, its schema built by the migrations, keeping what
+    it writes to its instance folder (the PNG previews) in a folder of the run's own."""
     # Kept pages read the state row on every hit, so that a test sees each write at once
     # and can count that read (tests/web/test_pagecache.py tries the interval itself).
     app = create_app(
@@ -139,6 +140,7 @@ def app(database_url: str) -> Flask:
             "PAGE_CACHE_RECHECK_MS": 0,
         }
     )
+    app.instance_path = str(tmp_path_factory.mktemp("instance"))
     with app.app_context():
         flask_migrate.upgrade(revision="heads")
     return app
