@@ -7,18 +7,21 @@ import shutil
 import statistics
 from datetime import datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
 
+from blog.authoring.taxonomy import BIO_MAX
 from blog.extensions import db
 from blog.markup import render
 from blog.markup.text import CODE_WORD_WEIGHT, text_stats
-from blog.models import Post, Topic, live, utcnow
+from blog.models import Author, Post, Topic, live, utcnow
 from blog.transfer import demo
 from blog.transfer.files import ImportRefused
 from blog.transfer.frontmatter import Entry, write_post
+from blog.transfer.profiles import AUTHORS_FILE, read_profiles
 
 EXAMPLE_IMAGE = Path(__file__).parents[1] / "data" / "transfer" / "images" / "vacuum-gauge.png"
 FILES = demo.post_files()
@@ -82,10 +85,24 @@ def test_topics_file_names_every_demo_topic_once():
     assert set(order) == used
 
 
-def test_demo_load_imports_every_field_dated_up_to_now(app, runner):
+def test_every_demo_author_has_a_profile():
+    """authors.yml gives each author of a demo post a bio, and lists no one else; links
+    point only at example domains."""
+    profiles, problems = read_profiles(demo.DEMO_FOLDER / AUTHORS_FILE, AUTHORS_FILE)
+    assert problems == []
+    authors = {entry.author for entry in demo_entries().values()}
+    assert {profile.name for profile in profiles} == authors
+    for profile in profiles:
+        assert 60 <= len(profile.bio) <= BIO_MAX
+        host = urlsplit(profile.url).hostname if profile.url else "example.com"
+        assert host and re.fullmatch(r"(.+\.)?example\.(com|org|net)", host), profile.url
+
+
+def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
     """Every post arrives with its file's title, author, topics, flags, summary and body, and
-    every date moves by one amount: the newest post goes live this minute, in UTC. (One load
-    for both: the demo takes seconds to render.)"""
+    every date moves by one amount: the newest post goes live this minute, in UTC; every
+    author gets their bio, shown on their page. (One load for all: the demo takes seconds to
+    render.)"""
     before = utcnow().replace(second=0, microsecond=0)
     result = runner.invoke(args=["demo", "load"])
     after = utcnow()
@@ -122,6 +139,11 @@ def test_demo_load_imports_every_field_dated_up_to_now(app, runner):
                 assert post.updated_at is None
             else:
                 assert post.updated_at - post.published_at == entry.updated_at - entry.published_at
+        profiles, _ = read_profiles(demo.DEMO_FOLDER / AUTHORS_FILE, AUTHORS_FILE)
+        bios = {author.name: author.bio for author in db.session.scalars(sa.select(Author))}
+        assert bios == {profile.name: profile.bio for profile in profiles}
+    page = BeautifulSoup(client.get("/authors/priya-raman").text, "html.parser")
+    assert page.select_one(".author-bio").get_text() == bios["Priya Raman"]
 
 
 def test_load_demo_puts_the_newest_post_at_the_given_time(app, tmp_path):
