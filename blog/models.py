@@ -377,6 +377,7 @@ class PostRevision(Model):
     updated_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
     image_alt: so.Mapped[str | None] = so.mapped_column(sa.String(500))
     meta_description: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
+    illustration: so.Mapped[str] = so.mapped_column(sa.String(300), default="", server_default="")
 
     def __repr__(self) -> str:
         return f"<PostRevision {self.post_id}#{self.id} {self.kind}>"

@@ -661,6 +661,7 @@ def _form_text(form: PostForm) -> revisions.Text:
         published_at=form.published_at.data,
         image_alt=form.image_alt.data or None,
         meta_description=form.meta_description.data or "",
+        illustration=form.illustration.data or "",
     )
 
 
@@ -734,6 +735,15 @@ def slug_hint() -> Response:
         hint_problem=problem,
         hint_typed=bool(typed),
     )
+
+
+def _restored_drawing(kept: str, post: Post) -> str:
+    """A revision's drawing spec in its stored spelling; the post's own when the rules no
+    longer take the kept one."""
+    try:
+        return drawing_spec.canonical(kept)
+    except drawing_spec.SpecError:
+        return post.illustration
 
 
 @bp.post("/drawing")
@@ -865,7 +875,7 @@ def restore(post_id: int, revision_id: int) -> BaseResponse:
         editors_pick=post.editors_pick,
         image=post.image,
         image_alt=post.image_alt,
-        illustration=post.illustration,
+        illustration=_restored_drawing(revision.illustration, post),
         meta_description=revision.meta_description,
         social_image=post.social_image,
         updated_at=post.updated_at,

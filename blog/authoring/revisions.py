@@ -33,7 +33,7 @@ KEEP = 50  # revisions per post kept whatever they are
 # The longest values the revision columns hold.
 LIMITS = {
     name: max_length(PostRevision.__table__.c[name])
-    for name in ("title", "slug", "author_name", "image_alt")
+    for name in ("title", "slug", "author_name", "image_alt", "illustration")
 }
 
 
@@ -52,6 +52,7 @@ class Text:
     updated_at: datetime | None = None
     image_alt: str | None = None
     meta_description: str = ""
+    illustration: str = ""  # the drawing's spec
 
     def too_long(self) -> str | None:
         """The first field longer than its column holds, or None when all fit."""
@@ -60,6 +61,7 @@ class Text:
             "slug": self.slug,
             "author_name": self.author,
             "image_alt": self.image_alt or "",
+            "illustration": self.illustration,
         }
         for name, value in values.items():
             if len(value) > LIMITS[name]:
@@ -84,6 +86,7 @@ def text_of(post: Post) -> Text:
         updated_at=post.updated_at,
         image_alt=post.image_alt,
         meta_description=post.meta_description,
+        illustration=post.illustration,
     )
 
 
@@ -101,6 +104,7 @@ def text_in(revision: PostRevision) -> Text:
         updated_at=revision.updated_at,
         image_alt=revision.image_alt,
         meta_description=revision.meta_description,
+        illustration=revision.illustration,
     )
 
 
@@ -128,7 +132,16 @@ def record_text(
 
 def _same_text(one: Text, other: Text) -> bool:
     """True when two texts differ in nothing an editor types (dates and status aside)."""
-    fields = ("title", "slug", "summary", "body", "topics", "author", "meta_description")
+    fields = (
+        "title",
+        "slug",
+        "summary",
+        "body",
+        "topics",
+        "author",
+        "meta_description",
+        "illustration",
+    )
     return all(getattr(one, name) == getattr(other, name) for name in fields)
 
 
@@ -152,6 +165,7 @@ def _add(
         updated_at=text.updated_at,
         image_alt=text.image_alt,
         meta_description=text.meta_description,
+        illustration=text.illustration,
     )
     db.session.add(revision)
     db.session.flush()
@@ -299,6 +313,7 @@ def field_changes(old: Text, new: Text) -> list[Change]:
         ("Address", old.slug, new.slug),
         ("Summary", old.summary, new.summary),
         ("Meta description", old.meta_description, new.meta_description),
+        ("Drawing", old.illustration, new.illustration),
         ("Topics", ", ".join(old.topics), ", ".join(new.topics)),
         ("Author", old.author, new.author),
         ("Status", old.status.capitalize(), new.status.capitalize()),

@@ -95,18 +95,33 @@ def test_the_live_preview_says_what_is_wrong_with_a_422(editor_client, spec):
     assert page(response).select_one("svg") is None
 
 
-def test_restoring_a_revision_keeps_the_chosen_drawing(app, editor_client):
-    """Like the image, the drawing stays as it is when an older text is restored."""
-    post_id = create(editor_client, title="First title")
+def test_a_revision_keeps_the_drawing_and_a_restore_brings_it_back(app, editor_client):
+    """Each save's revision holds the spec; the history page names a change of it; restoring
+    an older revision puts its spec back (a kept spec the rules now refuse leaves the post's)."""
+    from blog.authoring import revisions
+    from blog.models import PostRevision
+
+    post_id = create(editor_client, title="First title", illustration="kind: tree")
     save(editor_client, post_id, title="Second title", illustration="kind: ring; count: 5")
     with app.app_context():
-        from blog.authoring import revisions
-
-        first = revisions.history(post_id)[-1]
-    response = restore(editor_client, post_id, first.id)
-    assert response.status_code in (200, 303)
+        newest, first = revisions.history(post_id)[:2]
+        assert (first.illustration, newest.illustration) == ("kind: tree", "kind: ring; count: 5")
+        first_id = first.id
+    compared = page(editor_client.get(f"/editor/posts/{post_id}/revisions?revision={first_id}"))
+    assert "Drawing" in compared.get_text()
+    assert restore(editor_client, post_id, first_id).status_code in (200, 303)
     post = stored(app, post_id)
-    assert (post.title, post.illustration) == ("First title", "kind: ring; count: 5")
+    assert (post.title, post.illustration) == ("First title", "kind: tree")
+    with app.app_context():
+        db.session.execute(
+            sa.update(PostRevision)
+            .where(PostRevision.id == first_id)
+            .values(illustration="kind: x")
+        )
+        db.session.commit()
+    save(editor_client, post_id, illustration="kind: queue")
+    assert restore(editor_client, post_id, first_id).status_code in (200, 303)
+    assert stored(app, post_id).illustration == "kind: queue"
 
 
 def test_the_edit_page_with_the_field_is_the_same_page_with_htmx(app, editor_client):
