@@ -34,14 +34,18 @@ from blog.transfer.frontmatter import (
     write_post,
 )
 from blog.transfer.profiles import (
-    AUTHORS_FILE,
+    AUTHORS,
     AVATAR_SUFFIX,
+    TOPICS,
     Filled,
-    Profile,
+    Kind,
+    Named,
+    apply_descriptions,
     apply_profiles,
+    described_topics,
     profiled_authors,
-    read_profiles,
-    write_profiles,
+    read_named,
+    write_named,
 )
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -80,10 +84,12 @@ class Counts:
     unchanged: int = 0
     # What the folder's authors.yml did, when it has one.
     profiles: Filled | None = None
+    # And what its topics.yml did.
+    descriptions: Filled | None = None
 
     def __str__(self) -> str:
         done = f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}"
-        return done if self.profiles is None else f"{done}; {self.profiles}"
+        return "; ".join([done, *(str(f) for f in (self.profiles, self.descriptions) if f)])
 
 
 @dataclass
@@ -95,6 +101,7 @@ class Exported:
     images: int = 0
     written: int = 0
     profiles: int = 0
+    descriptions: int = 0
     others: list[str] = field(default_factory=list)
     # Posts with an image but no alt text: their files need `image_alt` before they import.
     no_alt: list[str] = field(default_factory=list)
@@ -664,10 +671,12 @@ def import_posts(
         social, social_problems = _store_images(loaded, folder, progress, "social_image", read)
         image_problems += social_problems
         image_problems += _store_body_images(loaded, folder)
-        profiles, avatars, profile_problems = _read_profiles(root, folder, read)
+        profiles, profile_problems = _read_named(root, AUTHORS)
+        avatars, avatar_problems = _store_avatars(profiles or [], root, folder, read)
+        descriptions, description_problems = _read_named(root, TOPICS)
         claimed, kept = _claimed_addresses(loaded)
         problems += image_problems + _taken_addresses(loaded) + claimed + _claimed_ids(loaded)
-        problems += profile_problems
+        problems += profile_problems + avatar_problems + description_problems
         if problems:
             problems.sort(key=lambda problem: (problem.path, problem.line))
             raise ImportRefused(problems)
@@ -682,29 +691,36 @@ def import_posts(
         )
         if profiles is not None:
             counts.profiles = apply_profiles(profiles, avatars)
+        if descriptions is not None:
+            counts.descriptions = apply_descriptions(descriptions)
         return counts
 
 
-def _read_profiles(
-    root: Path, folder: Path, by_path: dict[Path, Image]
-) -> tuple[list[Profile] | None, dict[str, Image], list[Problem]]:
-    """The profiles of the imported folder's authors.yml (None without one), their avatars
-    by author name, checked and added to the session, and every problem found."""
-    path = root / AUTHORS_FILE
+def _read_named(root: Path, kind: Kind) -> tuple[list[Named] | None, list[Problem]]:
+    """The entries of the imported folder's authors.yml or topics.yml (None without one)."""
+    path = root / kind.file
     if not root.is_dir() or not path.is_file():
-        return None, {}, []
-    shown = str(path)
-    profiles, problems = read_profiles(path, shown)
+        return None, []
+    return read_named(path, str(path), kind)
+
+
+def _store_avatars(
+    profiles: list[Named], root: Path, folder: Path, by_path: dict[Path, Image]
+) -> tuple[dict[str, Image], list[Problem]]:
+    """The authors' avatars by name, checked and added to the session, and their problems."""
     avatars: dict[str, Image] = {}
+    problems: list[Problem] = []
+    shown = str(root / AUTHORS.file)
     for profile in profiles:
-        if profile.avatar is None:
+        given = profile.values.get("avatar")
+        if given is None:
             continue
-        image = image_file(folder, profile.avatar, folder, "avatar", by_path)
+        image = image_file(folder, given, folder, "avatar", by_path)
         if isinstance(image, str):
             problems.append(Problem(shown, profile.line("avatar"), image))
         else:
             avatars[profile.name] = image
-    return profiles, avatars, problems
+    return avatars, problems
 
 
 def image_name(post: Post, image: Image | None = None, suffix: str = "") -> str | None:
@@ -795,23 +811,26 @@ def _export_body_images(root: Path, bodies: list[str], done: Exported) -> None:
 
 def _export_profiles(root: Path, done: Exported) -> None:
     """Write authors.yml with every author's bio, own link and avatar file
-    (images/<author slug>.avatar.<ext>), when some author has any of them."""
+    (images/<author slug>.avatar.<ext>), and topics.yml with every topic's description,
+    each when some row has any of them."""
     profiles = []
     for author in profiled_authors():
-        avatar = None
+        values = {"bio": author.bio, "url": web_link(author.url) or ""}
         if author.avatar is not None:
             stem = author.slug if SLUG.fullmatch(author.slug) else author.avatar.sha256
-            avatar = f"{IMAGE_FOLDER}/{stem}{AVATAR_SUFFIX}.{_extension(author.avatar)}"
+            values["avatar"] = f"{IMAGE_FOLDER}/{stem}{AVATAR_SUFFIX}.{_extension(author.avatar)}"
             (root / IMAGE_FOLDER).mkdir(exist_ok=True)
             done.images += 1
-            done.written += _write_if_changed(root / avatar, author.avatar.data)
+            done.written += _write_if_changed(root / values["avatar"], author.avatar.data)
             db.session.expire(author.avatar, ["data"])
         # A stored link the site would not show is not worth carrying.
-        profiles.append(Profile(author.name, author.bio, web_link(author.url), avatar))
-    if profiles:
-        done.profiles = len(profiles)
-        text = write_profiles(profiles)
-        done.written += _write_if_changed(root / AUTHORS_FILE, text.encode("utf-8"))
+        profiles.append(Named(author.name, values))
+    topics = described_topics()
+    done.profiles, done.descriptions = len(profiles), len(topics)
+    for kind, entries in ((AUTHORS, profiles), (TOPICS, topics)):
+        if entries:
+            text = write_named(entries, kind)
+            done.written += _write_if_changed(root / kind.file, text.encode("utf-8"))
 
 
 def _old_slugs() -> dict[int, list[str]]:
@@ -883,7 +902,7 @@ def import_command(
         kept = counts.profiles.kept
         click.echo(
             f"{_count(len(kept), 'author')} kept the site's own bio, link or avatar where"
-            f" {AUTHORS_FILE} gives another: {', '.join(kept)}",
+            f" {AUTHORS.file} gives another: {', '.join(kept)}",
             err=True,
         )
 
@@ -898,6 +917,7 @@ def export_command(path: Path) -> None:
         f"exported {_count(done.posts, 'post')} ({_count(done.drafts, 'draft')},"
         f" {_count(done.images, 'image')})"
         + (f" and {_count(done.profiles, 'author profile')}" if done.profiles else "")
+        + (f" and {_count(done.descriptions, 'topic description')}" if done.descriptions else "")
         + f" to {path}:"
         f" {_count(done.written, 'file')} written, the rest already up to date"
     )

@@ -21,7 +21,7 @@ from blog.models import Author, Post, Topic, live, utcnow
 from blog.transfer import demo
 from blog.transfer.files import ImportRefused
 from blog.transfer.frontmatter import Entry, write_post
-from blog.transfer.profiles import AUTHORS_FILE, read_profiles
+from blog.transfer.profiles import AUTHORS, read_named
 
 EXAMPLE_IMAGE = Path(__file__).parents[1] / "data" / "transfer" / "images" / "vacuum-gauge.png"
 FILES = demo.post_files()
@@ -88,14 +88,15 @@ def test_topics_file_names_every_demo_topic_once():
 def test_every_demo_author_has_a_profile():
     """authors.yml gives each author of a demo post a bio, and lists no one else; links
     point only at example domains."""
-    profiles, problems = read_profiles(demo.DEMO_FOLDER / AUTHORS_FILE, AUTHORS_FILE)
+    profiles, problems = read_named(demo.DEMO_FOLDER / AUTHORS.file, AUTHORS.file, AUTHORS)
     assert problems == []
     authors = {entry.author for entry in demo_entries().values()}
     assert {profile.name for profile in profiles} == authors
     for profile in profiles:
-        assert 60 <= len(profile.bio) <= BIO_MAX
-        host = urlsplit(profile.url).hostname if profile.url else "example.com"
-        assert host and re.fullmatch(r"(.+\.)?example\.(com|org|net)", host), profile.url
+        assert 60 <= len(profile.values["bio"]) <= BIO_MAX
+        url = profile.values.get("url")
+        host = urlsplit(url).hostname if url else "example.com"
+        assert host and re.fullmatch(r"(.+\.)?example\.(com|org|net)", host), url
 
 
 def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
@@ -139,9 +140,9 @@ def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
                 assert post.updated_at is None
             else:
                 assert post.updated_at - post.published_at == entry.updated_at - entry.published_at
-        profiles, _ = read_profiles(demo.DEMO_FOLDER / AUTHORS_FILE, AUTHORS_FILE)
+        profiles, _ = read_named(demo.DEMO_FOLDER / AUTHORS.file, AUTHORS.file, AUTHORS)
         bios = {author.name: author.bio for author in db.session.scalars(sa.select(Author))}
-        assert bios == {profile.name: profile.bio for profile in profiles}
+        assert bios == {profile.name: profile.values["bio"] for profile in profiles}
     page = BeautifulSoup(client.get("/authors/priya-raman").text, "html.parser")
     assert page.select_one(".author-bio").get_text() == bios["Priya Raman"]
 

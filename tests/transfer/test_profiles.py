@@ -11,7 +11,7 @@ import yaml
 
 from blog.authoring import images, store
 from blog.extensions import db
-from blog.models import Author
+from blog.models import Author, Topic
 from blog.transfer import frontmatter
 from blog.transfer.profiles import BIO_MAX, FILE_MAX
 from tests.transfer.test_files import counts, empty_database, noisy_picture, picture, run, tree
@@ -147,7 +147,7 @@ BAD_FILES = [
     ("Ada Example:\n  <<: {bio: merged}\n", 2, "unknown field `<<`"),
     ("- Ada Example\n- Mia Example\n", 1, "must be `Author name:` lines"),
     ("just some text\n", 1, "must be `Author name:` lines"),
-    ("Ada Example: a bio given directly\n", 1, "must be followed by `bio:`, `url:` or `avatar:`"),
+    ("Ada Example: a bio given directly\n", 1, "must be followed by `bio`, `url` or `avatar`"),
     ("Ada Example:\n  bio: [a, list]\n", 2, "`bio` must be text"),
     ("? [a, b]\n: {bio: x}\n", 1, "each entry must start with an author's name"),
     (f"{'A' * 200}:\n  bio: x\n", 1, "is longer than 120 characters"),
@@ -194,7 +194,7 @@ def test_nested_aliases_are_never_expanded(app, runner, tmp_path):
     result = run(runner, "import", str(folder))
     assert time.perf_counter() - started < 2
     assert result.exit_code == 1
-    assert "authors.yml:1: `a0` must be followed by `bio:`" in result.output
+    assert "authors.yml:1: `a0` must be followed by `bio`" in result.output
     assert "authors.yml:12: `bio` must be text" in result.output
     assert "`Mia Example` must be followed by" in result.output
 
@@ -246,3 +246,90 @@ def test_a_lone_surrogate_is_refused_by_either_parser(app, runner, tmp_path, mon
     assert result.exit_code == 1
     assert "authors.yml:2: " in result.output
     assert counts(app)["authors"] == 0
+
+
+# --- topics.yml -----------------------------------------------------------------------------
+
+
+def descriptions(app) -> dict[str, str]:
+    """Every topic's name with its description, in filter order."""
+    with app.app_context():
+        rows = db.session.execute(sa.select(Topic.name, Topic.description).order_by(Topic.position))
+        return {name: description for name, description in rows}
+
+
+def test_topic_descriptions_survive_export_and_import_into_an_empty_database(app, runner, tmp_path):
+    """topics.yml holds the described topics in filter order; they come back, byte for byte."""
+    with app.app_context():
+        databases, operations, _plain = (
+            store.topic_named(name) for name in ("Databases", "Operations", "Plain")
+        )
+        databases.description = "Indexes, vacuum and the nights they cost us.\n\nSecond line."
+        operations.description = "On-call: yes, no, null and other YAML words."
+        store.new_post(
+            title="Post", body="Body.", author=store.author_named("Ada Example"),
+            topics=[databases, operations, _plain], published_at=None,
+        )  # fmt: skip
+        store.topic_named("Unused but described").description = "Kept without posts."
+        db.session.commit()
+    before = descriptions(app)
+    first = run(runner, "export", str(tmp_path / "first"))
+    assert "and 3 topic descriptions to" in first.output, first.output
+    assert (tmp_path / "first" / "topics.yml").read_text() == (
+        "Databases:\n"
+        "  description: |-\n"
+        "    Indexes, vacuum and the nights they cost us.\n"
+        "\n"
+        "    Second line.\n"
+        "Operations:\n"
+        "  description: 'On-call: yes, no, null and other YAML words.'\n"
+        "Unused but described:\n"
+        "  description: Kept without posts.\n"
+    )
+    assert not (tmp_path / "first" / "authors.yml").exists()
+    empty_database(app)
+    imported = run(runner, "import", str(tmp_path / "first"))
+    assert imported.output == (
+        "created 1, updated 0, unchanged 0; topic descriptions: filled 3, unchanged 0\n"
+    ), imported.output
+    assert descriptions(app) == before
+    assert run(runner, "export", str(tmp_path / "second")).exit_code == 0
+    assert tree(tmp_path / "second") == tree(tmp_path / "first")
+
+
+def test_a_topic_description_fills_only_an_empty_one(app, runner, tmp_path):
+    """The site's own description stays, and is named; an empty one is filled."""
+    with app.app_context():
+        store.topic_named("A").description = "The site's words."
+        db.session.commit()
+    folder = site(tmp_path, "", "Ada Example")
+    (folder / "topics.yml").write_text(
+        "a:\n  description: The file's words.\nB:\n  description: New.\n"
+    )
+    result = run(runner, "import", str(folder))
+    assert result.stdout.endswith(
+        "; author profiles: filled 0, unchanged 0; topic descriptions: filled 1, unchanged 1\n"
+    ), result.output
+    assert descriptions(app) == {"A": "The site's words.", "B": "New."}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("A:\n  description: " + "x" * 501 + "\n", 2, "`description` is longer than 500"),
+        ("A:\n  bio: Topics have none.\n", 2, "unknown field `bio` for `A` (known: description)"),
+        ("Databases:\n  description: a\ndatabases:\n  description: b\n", 3,
+         "`databases` is the same topic as `Databases` on line 1"),
+        ("[Databases]\n", 1, "must be `Topic name:` lines, each followed by the topic's"),
+        ("A: words\n", 1, "`A` must be followed by `description` lines"),
+        ("? [x]\n: {description: y}\n", 1, "each entry must start with a topic's name"),
+    ],
+)  # fmt: skip
+def test_a_bad_topics_file_refuses_the_whole_import(app, runner, tmp_path, text, line, message):
+    """topics.yml follows authors.yml's rules: any problem names the line; nothing is kept."""
+    folder = site(tmp_path, "", "Ada Example")
+    (folder / "topics.yml").write_text(text)
+    result = run(runner, "import", str(folder))
+    assert result.exit_code == 1
+    assert f"{folder / 'topics.yml'}:{line}: {message}" in result.output, result.output
+    assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
