@@ -913,12 +913,17 @@ def import_command(
 def export_command(path: Path) -> None:
     """Write every post, drafts included, as Markdown files with front matter."""
     done = export_posts(path)
-    click.echo(
-        f"exported {_count(done.posts, 'post')} ({_count(done.drafts, 'draft')},"
+    parts = [
+        f"{_count(done.posts, 'post')} ({_count(done.drafts, 'draft')},"
         f" {_count(done.images, 'image')})"
-        + (f" and {_count(done.profiles, 'author profile')}" if done.profiles else "")
-        + (f" and {_count(done.descriptions, 'topic description')}" if done.descriptions else "")
-        + f" to {path}:"
+    ]
+    if done.profiles:
+        parts.append(_count(done.profiles, "author profile"))
+    if done.descriptions:
+        parts.append(_count(done.descriptions, "topic description"))
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    click.echo(
+        f"exported {listed} to {path}:"
         f" {_count(done.written, 'file')} written, the rest already up to date"
     )
     if done.no_alt:

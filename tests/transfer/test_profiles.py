@@ -55,6 +55,7 @@ def test_profiles_survive_export_and_import_into_an_empty_database(app, runner, 
         store.author_named("Quiet Writer")  # no profile: not in authors.yml
         lone = store.author_named("Lone Profile")
         lone.bio = "Has a bio, no posts yet."
+        store.topic_named("A").description = "Everything filed under A."
         for number, author in enumerate((ada, mia, store.author_named("Quiet Writer"))):
             store.new_post(
                 title=f"Post {number}",
@@ -67,7 +68,7 @@ def test_profiles_survive_export_and_import_into_an_empty_database(app, runner, 
     before = profiles(app)
     first = run(runner, "export", str(tmp_path / "first"))
     assert first.exit_code == 0, first.output
-    assert "and 3 author profiles to" in first.output
+    assert "images), 3 author profiles and 1 topic description to" in first.output
     exported = tree(tmp_path / "first")
     assert "images/ada-example.avatar.jpg" in exported
     assert "images/mia-ops-example.avatar.png" in exported
@@ -87,13 +88,16 @@ def test_profiles_survive_export_and_import_into_an_empty_database(app, runner, 
     empty_database(app)
     imported = run(runner, "import", str(tmp_path / "first"))
     assert imported.output == (
-        "created 3, updated 0, unchanged 0; author profiles: filled 3, unchanged 0\n"
+        "created 3, updated 0, unchanged 0; author profiles: filled 3, unchanged 0;"
+        " topic descriptions: filled 1, unchanged 0\n"
     ), imported.output
     assert profiles(app) == before
     assert run(runner, "export", str(tmp_path / "second")).exit_code == 0
     assert tree(tmp_path / "second") == exported
     again = run(runner, "import", str(tmp_path / "first"))
-    assert again.output.endswith("author profiles: filled 0, unchanged 3\n")
+    assert again.output.endswith(
+        "author profiles: filled 0, unchanged 3; topic descriptions: filled 0, unchanged 1\n"
+    )
     assert counts(app)["images"] == 2
 
 
