@@ -812,7 +812,7 @@ def _export_body_images(root: Path, bodies: list[str], done: Exported) -> None:
 def _export_profiles(root: Path, done: Exported) -> None:
     """Write authors.yml with every author's bio, own link and avatar file
     (images/<author slug>.avatar.<ext>), and topics.yml with every topic's description,
-    each when some row has any of them."""
+    each when some row has any of them or an earlier export wrote it."""
     profiles = []
     for author in profiled_authors():
         values = {"bio": author.bio, "url": web_link(author.url) or ""}
@@ -828,7 +828,8 @@ def _export_profiles(root: Path, done: Exported) -> None:
     topics = described_topics()
     done.profiles, done.descriptions = len(profiles), len(topics)
     for kind, entries in ((AUTHORS, profiles), (TOPICS, topics)):
-        if entries:
+        # An earlier export's file is emptied, not left to bring back what is gone.
+        if entries or (root / kind.file).is_file():
             text = write_named(entries, kind)
             done.written += _write_if_changed(root / kind.file, text.encode("utf-8"))
 

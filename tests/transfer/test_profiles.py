@@ -337,3 +337,25 @@ def test_a_bad_topics_file_refuses_the_whole_import(app, runner, tmp_path, text,
     assert result.exit_code == 1
     assert f"{folder / 'topics.yml'}:{line}: {message}" in result.output, result.output
     assert counts(app) == {"posts": 0, "topics": 0, "authors": 0, "images": 0}
+
+
+def test_an_export_empties_the_files_of_profiles_now_gone(app, runner, tmp_path):
+    """Exporting again after every bio and description was cleared leaves empty files, so
+    importing the folder brings nothing back."""
+    with app.app_context():
+        author = store.author_named("Ada Example")
+        author.bio = "Soon gone."
+        store.topic_named("A").description = "Soon gone too."
+        store.new_post(title="P", body="B.", author=author, topics=[store.topic_named("A")])
+        db.session.commit()
+    assert run(runner, "export", str(tmp_path)).exit_code == 0
+    with app.app_context():
+        store.author_named("Ada Example").bio = ""
+        store.topic_named("A").description = ""
+        db.session.commit()
+    assert "2 files written" in run(runner, "export", str(tmp_path)).output
+    assert (tmp_path / "authors.yml").read_text() == (tmp_path / "topics.yml").read_text() == "{}\n"
+    empty_database(app)
+    assert "author profiles: filled 0, unchanged 0" in run(runner, "import", str(tmp_path)).output
+    assert profiles(app) == {"Ada Example": ("", None, None)}
+    assert descriptions(app) == {"A": ""}
