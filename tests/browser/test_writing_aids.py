@@ -54,7 +54,9 @@ def test_cheat_sheet_word_count_ctrl_s_and_preview(page: Page, site: Site, live_
     expect(page.locator("#saved-notice")).to_be_visible()
     assert len(saves) == 1
 
-    # Nothing changed: nothing is sent, and the status says why.
+    # Nothing changed: nothing is sent, and the status says why. (Once the saved form's own
+    # requests, its preview and drawing, are answered: a press during one does nothing.)
+    page.wait_for_load_state("networkidle")
     page.locator("#title").press("Control+s")
     expect(page.locator("#save-status")).to_contain_text("Nothing to save")
     assert len(saves) == 1
