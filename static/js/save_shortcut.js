@@ -50,8 +50,9 @@
     event.preventDefault(); // not the browser's "Save page as"
     baseline();
     var button = form.querySelector("#save-button, #save-as-draft");
+    // A save on its way disables the form's fields and buttons (data-hx-disabled-elt); the
+    // form's other requests (previews, slug hints) must not swallow the press.
     if (event.repeat || !button || button.matches(":disabled")) return;
-    if (form.classList.contains("htmx-request")) return;
     if (baseText !== null && snapshot(form) === baseText) {
       say("Nothing to save: the post is as it was last saved.");
       return;
