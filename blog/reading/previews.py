@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 PREVIEW_WIDTH, PREVIEW_HEIGHT = 1200, 630
 LOGO_FILE = "favicon.svg"
 LOGO_SIZE = 512
+# Beside the posts' folders, under a name no slug can take (a post "logo" would otherwise
+# share it, each render removing the other's file).
+LOGO_FOLDER = "_logo"
 
 
 def _folder() -> Path:
@@ -121,6 +124,6 @@ def logo_png() -> Response:
         abort(404)
     svg = (Path(folder) / LOGO_FILE).read_text("utf-8")
     body = _kept(
-        _folder() / "logo" / f"{digest}.png", lambda: render_png(svg, LOGO_SIZE, LOGO_SIZE)
+        _folder() / LOGO_FOLDER / f"{digest}.png", lambda: render_png(svg, LOGO_SIZE, LOGO_SIZE)
     )
     return versioned(body, "image/png", digest, url_for("previews.logo_png", v=digest))
