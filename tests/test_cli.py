@@ -101,7 +101,7 @@ def test_demo_load_fills_an_empty_database_once(app, runner, client):
     assert "demo content not loaded" in again.output
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count(Post.id))) == len(published)
-    home = BeautifulSoup(client.get("/").get_data(as_text=True), "html.parser")
+    home = BeautifulSoup(client.get("/").get_data(as_text=True), "lxml")
     assert home.select_one("#counter").get_text() == f"Showing 1–12 of {len(published)} posts"
 
 

@@ -170,13 +170,13 @@ def assert_clear_answer(response, what: str) -> None:
     if status < 400 or response.request.method == "HEAD":
         return
     if response.headers.get("HX-Retarget"):
-        assert BeautifulSoup(text, "html.parser").get_text(strip=True), f"{what}: empty alert"
+        assert BeautifulSoup(text, "lxml").get_text(strip=True), f"{what}: empty alert"
         return
     if response.mimetype == "application/json":  # the editor's scripts show its `error`
         assert str(response.get_json().get("error", "")).strip(), f"{what}: {status} unexplained"
         return
     assert response.mimetype == "text/html", f"{what}: {status} as {response.mimetype}"
-    soup = BeautifulSoup(text, "html.parser")
+    soup = BeautifulSoup(text, "lxml")
     explained = soup.select_one(".error-page h1, .form-problems, .field-errors, .conflict h2")
     assert explained is not None and explained.get_text(strip=True), f"{what}: {status} unexplained"
 
@@ -1004,7 +1004,7 @@ def test_text_of_only_control_characters_counts_as_empty(app, client, field, val
     fields = DEFAULTS | {field: value, "csrf_token": token, "slug": "control"}
     response = post_form(client, "/editor/posts/new", fields)
     assert response.status_code == 422
-    soup = BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    soup = BeautifulSoup(response.get_data(as_text=True), "lxml")
     assert soup.select_one(f"#{field}-error") is not None
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count(Post.id))) == 0

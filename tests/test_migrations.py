@@ -44,7 +44,7 @@ def test_upgrade_keeps_posts_links_and_listing(tmp_path):
         links = db.session.scalar(sa.text("SELECT count(*) FROM post_topics"))
         assert links == 1
         db.session.remove()
-    page = BeautifulSoup(app.test_client().get("/").get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(app.test_client().get("/").get_data(as_text=True), "lxml")
     assert [a.get_text() for a in page.select("#post-list .card-title a")] == ["Kept post"]
     assert " ".join(page.select_one("#counter").get_text().split()) == "Showing 1 of 1 post"
     assert [a.get_text() for a in page.select("#picks .card-title a")] == ["Kept post"]

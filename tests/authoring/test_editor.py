@@ -108,7 +108,7 @@ def field_error(response, name: str) -> str:
 
 def inline_code(html: str) -> list[str]:
     """Inline scripts, inline styles and hx-on attributes: the CSP forbids all three."""
-    soup = BeautifulSoup(html, "html.parser")
+    soup = BeautifulSoup(html, "lxml")
     found = [str(s)[:80] for s in soup.select("script") if not s.get("src")]
     found += [str(s)[:80] for s in soup.select("style")]
     found += [tag.name for tag in soup.find_all(True) if tag.has_attr("style")]

@@ -78,7 +78,7 @@ def illustrated_post(app, data: bytes, **fields) -> str:
 def page(response) -> BeautifulSoup:
     """A response body as parsed HTML."""
     assert response.status_code == 200
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    return BeautifulSoup(response.get_data(as_text=True), "lxml")
 
 
 def candidates(srcset: str) -> list[tuple[str, int]]:

@@ -470,7 +470,7 @@ def _first_text(link: Tag) -> str:
 def _html(url: str) -> BeautifulSoup:
     """A page's HTML, parsed: what a browser without JavaScript gets."""
     with urllib.request.urlopen(url, timeout=30) as response:
-        return BeautifulSoup(response.read(), "html.parser")
+        return BeautifulSoup(response.read(), "lxml")
 
 
 def _post_count(live_server: LiveServer, link: Tag) -> int:

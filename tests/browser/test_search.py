@@ -24,7 +24,7 @@ def result_count(live_server: LiveServer, query: str) -> int:
     """How many results the search page lists for `query` (its first page)."""
     url = f"{live_server.url}/search?{urlencode({'q': query})}"
     with urllib.request.urlopen(url, timeout=30) as response:
-        page = BeautifulSoup(response.read(), "html.parser")
+        page = BeautifulSoup(response.read(), "lxml")
     return len(page.select("#result-list .card-title a"))
 
 

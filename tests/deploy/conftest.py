@@ -134,7 +134,7 @@ class Client:
     def submit(self, page: Answer, action: str, changes: dict[str, str]) -> Answer:
         """Post the form of `page` whose action is `action`, as a browser would, with some
         fields changed."""
-        soup = BeautifulSoup(page.text, "html.parser")
+        soup = BeautifulSoup(page.text, "lxml")
         form = soup.find("form", action=re.compile(rf"^{re.escape(action)}(\?|$)"))
         assert form is not None, f"no form posting to {action} on {page.path}"
         fields: list[tuple[str, str]] = []

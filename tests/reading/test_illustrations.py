@@ -172,7 +172,7 @@ def test_a_spec_overrides_what_the_words_say():
 
 def page_drawings(client, url: str) -> list[tuple[str, str, bytes]]:
     """The (src, alt, SVG bytes) of every illustration a listing page shows."""
-    page = BeautifulSoup(client.get(url).get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(client.get(url).get_data(as_text=True), "lxml")
     images = page.select('img[src^="/illustrations/"]')
     return [(i["src"], i["alt"], client.get(i["src"]).get_data()) for i in images]
 

@@ -23,7 +23,7 @@ def test_post_page_shows_the_post(client, posts):
     )
     response = client.get(f"/posts/{slug}")
     assert response.status_code == 200
-    page = BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(response.get_data(as_text=True), "lxml")
     assert page.select_one("h1.post-title").get_text() == "Vacuum & friends"
     assert [(a.get_text(), a["href"]) for a in page.select(".post-topics a")] == [
         ("Frontend", "/topics/frontend"),
@@ -46,7 +46,7 @@ def test_post_body_is_sanitized(client, posts):
         '[click](javascript:alert(3)) and <a href="javascript:alert(4)">x</a>'
     )
     [slug] = posts.create(1, body=body)
-    page = BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "lxml")
     prose = page.select_one(".prose")
     assert prose.select("script") == [] and prose.select("img[onerror]") == []
     assert all(not a.get("href", "").lower().startswith("javascript") for a in prose.select("a"))
@@ -74,12 +74,12 @@ def test_long_posts_show_a_table_of_contents(client, posts):
     body = "Intro.\n\n## Setup\n\nx\n\n## Results\n\ny\n\n## What next\n\nz"
     [long_slug] = posts.create(1, body=body)
     [short_slug] = posts.create(1, body="Intro.\n\n## Only\n\nx")
-    page = BeautifulSoup(client.get(f"/posts/{long_slug}").get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(client.get(f"/posts/{long_slug}").get_data(as_text=True), "lxml")
     links = page.select("nav.toc a")
     assert [a.get_text() for a in links] == ["Setup", "Results", "What next"]
     for link in links:
         assert page.select_one(".prose").find(id=link["href"][1:]) is not None
-    short = BeautifulSoup(client.get(f"/posts/{short_slug}").get_data(as_text=True), "html.parser")
+    short = BeautifulSoup(client.get(f"/posts/{short_slug}").get_data(as_text=True), "lxml")
     assert short.select_one("nav.toc") is None
 
 
@@ -91,7 +91,7 @@ def test_control_characters_in_a_post_address_are_404(client, posts):
 
 
 def _page(client, slug: str) -> BeautifulSoup:
-    return BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "html.parser")
+    return BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "lxml")
 
 
 def test_related_posts_share_a_topic_newest_first_and_only_live_ones(client, posts):

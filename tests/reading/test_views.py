@@ -15,7 +15,7 @@ from tests.conftest import count_queries
 
 def soup(response) -> BeautifulSoup:
     """Parse a response body as HTML."""
-    return BeautifulSoup(response.get_data(as_text=True), "html.parser")
+    return BeautifulSoup(response.get_data(as_text=True), "lxml")
 
 
 def card_titles(page: BeautifulSoup, list_id: str = "post-list") -> list[str]:

@@ -16,7 +16,7 @@ SAFE_SCHEMES = {"", "http", "https", "mailto"}
 
 def fingerprint(html: str) -> tuple[list[str], Counter, list[str]]:
     """Scripts, htmx attributes and unsafe things found in a whole page."""
-    page = BeautifulSoup(html, "html.parser")
+    page = BeautifulSoup(html, "lxml")
     scripts = sorted(s.get("src") or s.get("type", "inline") for s in page.find_all("script"))
     hx = Counter(
         f"{tag.name}[{name}]"

@@ -143,7 +143,7 @@ def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
         profiles, _ = read_named(demo.DEMO_FOLDER / AUTHORS.file, AUTHORS.file, AUTHORS)
         bios = {author.name: author.bio for author in db.session.scalars(sa.select(Author))}
         assert bios == {profile.name: profile.values["bio"] for profile in profiles}
-    page = BeautifulSoup(client.get("/authors/priya-raman").text, "html.parser")
+    page = BeautifulSoup(client.get("/authors/priya-raman").text, "lxml")
     assert page.select_one(".author-bio").get_text() == bios["Priya Raman"]
 
 
@@ -184,7 +184,7 @@ def test_demo_load_twice_does_not_duplicate(app, runner, client, tmp_path, monke
         assert {slug: post.published_at for slug, post in stored_posts().items()} == first
     home = client.get("/")
     assert home.status_code == 200
-    page = BeautifulSoup(home.get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(home.get_data(as_text=True), "lxml")
     entries = [post.entry for post in demo.read_demo(tmp_path)]
     shown = {link.get_text(strip=True) for link in page.select(".card-title a")}
     assert shown == {entry.title for entry in entries}

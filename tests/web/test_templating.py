@@ -107,11 +107,9 @@ def test_the_date_filters_reach_cards_and_post_pages(app, client, posts):
     saved = app.config["SITE_TIMEZONE"]
     app.config["SITE_TIMEZONE"] = "America/New_York"
     try:
-        card = BeautifulSoup(client.get("/").get_data(as_text=True), "html.parser")
-        post = BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "html.parser")
-        found = BeautifulSoup(
-            client.get("/search?q=late+night").get_data(as_text=True), "html.parser"
-        )
+        card = BeautifulSoup(client.get("/").get_data(as_text=True), "lxml")
+        post = BeautifulSoup(client.get(f"/posts/{slug}").get_data(as_text=True), "lxml")
+        found = BeautifulSoup(client.get("/search?q=late+night").get_data(as_text=True), "lxml")
     finally:
         app.config["SITE_TIMEZONE"] = saved
     assert card.select_one("#post-list .card time").text == "Jan 14, 2026"

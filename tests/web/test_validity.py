@@ -109,7 +109,7 @@ def body(response, status: int = 200) -> str:
 
 def revision_ids(client: FlaskClient, post_id: int) -> list[int]:
     """The ids of a post's revisions, newest first, as its history page lists them."""
-    soup = BeautifulSoup(body(client.get(f"/editor/posts/{post_id}/revisions")), "html.parser")
+    soup = BeautifulSoup(body(client.get(f"/editor/posts/{post_id}/revisions")), "lxml")
     return [
         int(row["id"].removeprefix("revision-")) for row in soup.select("#revision-list tr[id]")
     ]
