@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import io
-import os
+import multiprocessing
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import threading
 from pathlib import Path
 from urllib.parse import urlencode
@@ -15,17 +13,16 @@ from urllib.parse import urlencode
 import pytest
 import sqlalchemy as sa
 
-from blog import markup
+from blog import create_app, markup
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import Author, Editor, Post, Topic
 from blog.transfer import demo
 from tests.authoring.test_auth import csrf_token, log_in_as, make_editor, page, session_id
-from tests.authoring.test_editor import create, current_form, new_post_form
+from tests.authoring.test_editor import confirming, create, current_form, new_post_form
 from tests.conftest import DATABASE, count_queries
 from tests.transfer.test_demo import demo_sample
 
-ROOT = Path(__file__).resolve().parents[2]
 sqlite_only = pytest.mark.skipif(
     DATABASE != "sqlite", reason="SQLite's write lock (PostgreSQL locks rows instead)"
 )
@@ -307,12 +304,16 @@ ROUNDS = 5
 def test_editors_saving_at_once_all_succeed(app):
     """Six editors create and then edit posts at the same moments, naming the same new topics
     and authors: every save succeeds and every post keeps its last saved text."""
-    clients = []
+    clients, blank_forms = [], []
     for n in range(EDITORS):
         client = app.test_client()
         log_in_as(client, make_editor(app, f"editor{n}@example.com", name=f"Editor {n}"))
-        csrf_token(client, "/editor/posts/new")
+        # The new-post form once per editor: its token holds for the session, so each round
+        # types over it rather than fetching the editor page again.
+        blank = new_post_form(client)
+        blank.pop("confirm_new")
         clients.append(client)
+        blank_forms.append(blank)
     start = threading.Barrier(EDITORS)
     failures: list[str] = []
     saved: dict[str, str] = {}
@@ -322,13 +323,15 @@ def test_editors_saving_at_once_all_succeed(app):
         try:
             for round_ in range(ROUNDS):
                 title = f"Editor {n} round {round_}"
-                form = new_post_form(
-                    client,
-                    title=title,
-                    topics=f"Shared topic {round_}, Databases",
-                    author=f"Shared author {round_}",
-                    status="published",
-                    body=f"First text of {title}.",
+                form = confirming(
+                    blank_forms[n]
+                    | {
+                        "title": title,
+                        "topics": f"Shared topic {round_}, Databases",
+                        "author": f"Shared author {round_}",
+                        "status": "published",
+                        "body": f"First text of {title}.",
+                    }
                 )
                 start.wait(30)
                 created = client.post("/editor/posts/new", data=form)
@@ -362,58 +365,64 @@ def test_editors_saving_at_once_all_succeed(app):
     assert sorted(authors) == sorted(f"Shared author {r}" for r in range(ROUNDS))
 
 
-WRITER = textwrap.dedent(
-    """
-    import sys
-    from blog import create_app
-
-    session_id, prefix, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    app = create_app({"TESTING": True, "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False})
+def write_posts(database_url, session_value, prefix, count, ready, go, results) -> None:
+    """One server worker's saves, in a process forked from this one as gunicorn forks its
+    workers from the app it preloaded (no interpreter start-up to wait for). The worker
+    builds its own app, so it shares no database connection with this process."""
+    gc.freeze()  # this process's objects are the parent's: never finalize them here
+    settings = {"TESTING": True, "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False}
+    app = create_app(settings | {"SQLALCHEMY_DATABASE_URI": database_url})
     client = app.test_client()
     with client.session_transaction() as session:
-        session["_user_id"] = session_id
+        session["_user_id"] = session_value
         session["_fresh"] = True
     client.get("/editor/posts/new")  # everything loaded before the start
-    print("ready", flush=True)
-    sys.stdin.readline()  # both processes start saving at the same moment
+    ready.set()
+    assert go.wait(60), "never told to start"  # both processes start saving at once
     codes = []
     for n in range(count):
-        form = {"title": f"{prefix} {n}", "topics": f"Shared {n % 3}", "author": "Ada",
-                "body": f"Text {prefix} {n}.", "status": "published",
-                "confirm_new": [f"topic:shared-{n % 3}", "author:ada"]}
+        form = {
+            "title": f"{prefix} {n}",
+            "topics": f"Shared {n % 3}",
+            "author": "Ada",
+            "body": f"Text {prefix} {n}.",
+            "status": "published",
+            "confirm_new": [f"topic:shared-{n % 3}", "author:ada"],
+        }
         codes.append(client.post("/editor/posts/new", data=form).status_code)
-    print(" ".join(map(str, codes)))
-    """
-)
+    results.put((prefix, codes))
 
 
 def test_two_server_processes_writing_at_once_both_succeed(app, database_url):
     """Two processes (as two server workers would) save posts at once: none is refused."""
     editor_id = make_editor(app)
-    env = os.environ | {"DATABASE_URL": database_url}
+    with app.app_context():
+        db.engine.dispose()  # no pooled connection is carried into the forked workers
+    fork = multiprocessing.get_context("fork")
+    go, results = fork.Event(), fork.Queue()
     count = 12
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, session_id(app, editor_id), name, str(count)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=ROOT,
-        )
-        for name in ("First", "Second")
-    ]
-    for run in runs:
-        assert run.stdout.readline().strip() == "ready", run.stderr.read()[-2000:]
-    for run in runs:  # the signal reaches both before either has finished
-        run.stdin.write("go\n")
-        run.stdin.flush()
-    outputs = [run.communicate(timeout=180) for run in runs]
-    for run, (out, err) in zip(runs, outputs, strict=True):
-        assert run.returncode == 0, err
-        assert out.split() == ["303"] * count, err[-2000:]
+    names = ("First", "Second")
+    runs = []
+    for name in names:
+        ready = fork.Event()
+        args = (database_url, session_id(app, editor_id), name, count, ready, go, results)
+        runs.append((fork.Process(target=write_posts, args=args), ready))
+    for run, _ in runs:
+        run.start()
+    try:
+        for run, ready in runs:
+            assert ready.wait(120), f"worker exited with {run.exitcode} before it was ready"
+        go.set()  # the signal reaches both before either has finished
+        codes = dict(results.get(timeout=180) for _ in runs)
+    finally:
+        for run, _ in runs:
+            run.join(30)
+            if run.is_alive():
+                run.kill()
+                run.join()
+    assert [run.exitcode for run, _ in runs] == [0, 0]
+    assert codes == {name: [303] * count for name in names}
     with app.app_context():
         titles = set(db.session.scalars(sa.select(Post.title)))
         assert db.session.scalar(sa.select(sa.func.count(Editor.id))) == 1
-    assert titles == {f"{name} {n}" for name in ("First", "Second") for n in range(count)}
+    assert titles == {f"{name} {n}" for name in names for n in range(count)}
