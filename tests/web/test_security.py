@@ -4,7 +4,9 @@ and failed-login limits shared by several server processes."""
 
 from __future__ import annotations
 
+import gc
 import io
+import multiprocessing
 import os
 import struct
 import subprocess
@@ -506,19 +508,26 @@ def test_editor_pages_are_kept_out_of_htmx_history(app, writer, page_name):
 
 # Failed-login limits across server processes ---------------------------------------------------
 
-SERVER = textwrap.dedent(
-    """
-    import sys
-    from werkzeug.serving import make_server
-    from blog import create_app
 
-    app = create_app({"SECRET_KEY": "x", "WTF_CSRF_ENABLED": False,
-                      "RATELIMIT_KEY_PREFIX": sys.argv[1]})
+def serve(database_url: str, prefix: str, ports) -> None:
+    """One server process, forked from this one as gunicorn forks its workers from the app it
+    preloaded (no interpreter start-up to wait for). It builds its own app, so it shares no
+    database or Redis connection with this process."""
+    from werkzeug.serving import make_server
+
+    gc.freeze()  # this process's objects are the parent's: never finalize them here
+    app = create_app(
+        {
+            "SECRET_KEY": "x",
+            "WTF_CSRF_ENABLED": False,
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "RATELIMIT_STORAGE_URI": REDIS_URL,
+            "RATELIMIT_KEY_PREFIX": prefix,
+        }
+    )
     server = make_server("127.0.0.1", 0, app)
-    print(server.server_port, flush=True)
+    ports.put(server.server_port)
     server.serve_forever()
-    """
-)
 
 
 @pytest.fixture(scope="module")
@@ -526,24 +535,22 @@ def two_servers(app: Flask, database_url: str) -> Iterator[tuple[list[str], str]
     """Two server processes on one database, sharing failed-login counts through Redis;
     started once for the module (each test begins with no counts: see `shared_limits`)."""
     prefix = f"fieldnotes-test-{uuid.uuid4().hex[:8]}"
-    env = os.environ | {"DATABASE_URL": database_url, "RATELIMIT_STORAGE_URI": REDIS_URL}
+    with app.app_context():
+        db.engine.dispose()  # no pooled connection is carried into the forked servers
+    fork = multiprocessing.get_context("fork")
+    ports = fork.Queue()
     servers = [
-        subprocess.Popen(
-            [sys.executable, "-c", SERVER, prefix],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=env,
-            cwd=ROOT,
-        )
+        fork.Process(target=serve, args=(database_url, prefix, ports), daemon=True)
         for _ in range(2)
     ]
+    for server in servers:
+        server.start()
     try:
-        yield [f"http://127.0.0.1:{server.stdout.readline().strip()}" for server in servers], prefix
+        yield [f"http://127.0.0.1:{ports.get(timeout=120)}" for _ in servers], prefix
     finally:
         for server in servers:
             server.terminate()
-            server.wait(10)
+            server.join(10)
 
 
 @pytest.fixture
