@@ -6,6 +6,7 @@ import io
 
 import PIL.Image
 import pytest
+from bs4 import BeautifulSoup
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -16,7 +17,6 @@ from tests.authoring.test_editor import (
     HX_EDITOR,
     create,
     current_form,
-    field_error,
     new_post_form,
     stored,
 )
@@ -36,10 +36,25 @@ def small_png() -> bytes:
 
 def shown(response, field: str) -> str:
     """The text a field holds in the editor page sent back, as a browser would read it."""
-    element = page(response).select_one(f"#{field}")
+    element = parsed(response).select_one(f"#{field}")
     if element.name == "textarea":
         return element.text.removeprefix("\r\n").removeprefix("\n")
     return str(element.get("value", ""))
+
+
+def parsed(response) -> BeautifulSoup:
+    """`page(response)`, parsed once: the pages here carry up to 2 MB of text, and each test
+    reads several things from the same one."""
+    soup = getattr(response, "_parsed", None)
+    if soup is None:
+        soup = response._parsed = page(response)
+    return soup
+
+
+def error_of(response, name: str) -> str:
+    """The error text shown beside a field (`field_error`), from the page parsed once."""
+    found = parsed(response).select_one(f"#{name}-error")
+    return found.get_text(" ", strip=True) if found else ""
 
 
 def post_count(app: Flask) -> int:
@@ -95,9 +110,9 @@ def test_text_over_a_limit_is_a_422_that_names_it_and_keeps_every_word(
         f"The {NAMES[field]} is {len(kept):,} characters long; "
         f"the limit is {LIMITS[field]:,} characters."
     )
-    assert field_error(response, field) == expected
+    assert error_of(response, field) == expected
     assert shown(response, field) == kept
-    status = page(response).select_one(".editor-actions #save-status")
+    status = parsed(response).select_one(".editor-actions #save-status")
     assert status["role"] == "alert" and status.has_attr("autofocus")
     assert expected in status.get_text(" ", strip=True)
     assert post_count(app) == 0
@@ -135,7 +150,7 @@ def test_text_exactly_at_the_limits_is_accepted_and_stored_whole(app, editor_cli
         image=(io.BytesIO(small_png()), "art.png"),
     )
     response = editor_client.post("/editor/posts/new", data=data)
-    assert response.status_code == 303, page(response).select(".field-errors")
+    assert response.status_code == 303, parsed(response).select(".field-errors")
     post = stored(app, int(response.headers["Location"].rsplit("/", 1)[1]))
     assert post.title == "T" * TITLE_MAX
     assert post.summary == "s" * SUMMARY_MAX
@@ -149,7 +164,7 @@ def test_an_over_limit_edit_leaves_the_stored_post_as_it_was(app, editor_client)
     data = current_form(editor_client, post_id) | {"title": "Long " * 100}
     response = editor_client.post(f"/editor/posts/{post_id}", data=data, headers=HX_EDITOR)
     assert response.status_code == 422
-    assert "The title is 499 characters long" in field_error(response, "title")
+    assert "The title is 499 characters long" in error_of(response, "title")
     assert shown(response, "title") == ("Long " * 100).strip()
     assert stored(app, post_id).title == "Before"
 
@@ -161,7 +176,7 @@ def test_a_multipart_body_over_the_limit_gets_the_422_not_the_413(app, editor_cl
         "/editor/posts/new", data=data, content_type="multipart/form-data"
     )
     assert response.status_code == 422
-    assert "the limit is 200,000 characters" in field_error(response, "body")
+    assert "the limit is 200,000 characters" in error_of(response, "body")
 
 
 def test_a_body_of_four_byte_characters_over_the_limit_is_a_422(app, editor_client):
@@ -171,7 +186,7 @@ def test_a_body_of_four_byte_characters_over_the_limit_is_a_422(app, editor_clie
         "/editor/posts/new", data=data, content_type="multipart/form-data", headers=HX_EDITOR
     )
     assert response.status_code == 422
-    assert "the limit is 200,000 characters" in field_error(response, "body")
+    assert "the limit is 200,000 characters" in error_of(response, "body")
     assert post_count(app) == 0
 
 
@@ -196,7 +211,7 @@ def test_a_field_over_the_request_limit_is_a_413_that_says_so(app, editor_client
 
 def status_of(response) -> tuple[str, str]:
     """The role and the text of the status beside the Save button."""
-    status = page(response).select_one(".editor-actions #save-status")
+    status = parsed(response).select_one(".editor-actions #save-status")
     return status["role"], status.get_text(" ", strip=True)
 
 
@@ -208,7 +223,7 @@ def test_a_saved_post_says_so_politely_beside_save(app, editor_client):
     assert response.status_code == 200
     role, text = status_of(response)
     assert role == "status" and text.startswith("Saved at ")
-    assert page(response).select_one("#post-form")["data-outcome"] == "saved"
+    assert parsed(response).select_one("#post-form")["data-outcome"] == "saved"
 
     data = current_form(editor_client, post_id) | {"title": "Quietest"}
     response = editor_client.post(f"/editor/posts/{post_id}", data=data, follow_redirects=True)
@@ -234,7 +249,7 @@ def test_a_conflict_and_a_gone_post_are_alerts_beside_save(app, editor_client: F
     assert response.status_code == 409
     role, text = status_of(response)
     assert role == "alert" and "another editor saved this post" in text
-    assert page(response).select_one("#save-status").has_attr("autofocus")
+    assert parsed(response).select_one("#save-status").has_attr("autofocus")
 
     delete_form = page(editor_client.get(f"/editor/posts/{post_id}/delete"))
     token = delete_form.select_one('form input[name="csrf_token"]')["value"]
@@ -247,6 +262,6 @@ def test_a_conflict_and_a_gone_post_are_alerts_beside_save(app, editor_client: F
     assert response.status_code == 410
     role, text = status_of(response)
     assert role == "alert" and "deleted while you were editing" in text
-    form = page(response).select_one("#post-form")
+    form = parsed(response).select_one("#post-form")
     assert form["data-outcome"] == "gone"
     assert form["data-draft-key"] == str(post_id)

@@ -46,9 +46,10 @@ def token(client: FlaskClient, post_id: int) -> str:
 
 def autosave(client: FlaskClient, post: int, **changes: object):
     """Send the editor form of `post` with `changes` typed in, as autosave.js does."""
-    data = current_form(client, post) | changes
-    headers = {"X-CSRFToken": token(client, post)}
-    return client.post(f"/editor/posts/{post}/autosave", data=data, headers=headers)
+    data = current_form(client, post)
+    # The page's token: its meta tag, which autosave.js reads, carries the form's own.
+    headers = {"X-CSRFToken": str(data["csrf_token"])}
+    return client.post(f"/editor/posts/{post}/autosave", data=data | changes, headers=headers)
 
 
 def restore(client: FlaskClient, post_id: int, revision_id: int, lock_version: object = None):
