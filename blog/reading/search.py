@@ -35,9 +35,9 @@ from sqlalchemy.dialects import postgresql as pg
 
 from blog import database
 from blog.extensions import db
-from blog.models import PUBLISHED, Post, PostTopic, Topic, live, scheduled, utcnow
+from blog.models import PUBLISHED, Post, PostTopic, live, scheduled, utcnow
 from blog.reading import listing
-from blog.reading.listing import NOW, TopicCount, TopicFilter
+from blog.reading.listing import NOW, ListedTopic, TopicCount, TopicFilter
 from blog.web import headers, htmx, validators
 from blog.web.params import page_number
 
@@ -792,7 +792,7 @@ def _cards_statement() -> sa.Select:
 def search_posts(
     text: str,
     *,
-    topic: Topic | None = None,
+    topic: ListedTopic | None = None,
     number: int = 1,
     per_page: int = 12,
     counts: TopicFilter | None = None,
@@ -853,7 +853,7 @@ def include_object(
 # --- The page ----------------------------------------------------------------------------
 
 
-def _topics(slug: str, shown: bool) -> tuple[Topic | None, TopicFilter | None]:
+def _topics(slug: str, shown: bool) -> tuple[ListedTopic | None, TopicFilter | None]:
     """The topic named by the `topic` parameter (none when empty; 404 when no live post is
     filed under it), and the topic filter with its counts when the page shows the topics
     or searches in one: one statement, or none."""
@@ -868,7 +868,7 @@ def _topics(slug: str, shown: bool) -> tuple[Topic | None, TopicFilter | None]:
     return entry.topic, found
 
 
-def search_url(text: str, topic: Topic | None, page: int = 1) -> str:
+def search_url(text: str, topic: ListedTopic | None, page: int = 1) -> str:
     """The address of a search state (page 1 and no topic leave their parameters out)."""
     args: dict[str, Any] = {"q": text}
     if topic is not None:

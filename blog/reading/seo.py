@@ -23,8 +23,9 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
 from blog.authoring.images import image_url
-from blog.models import Author, Post, Topic
+from blog.models import Author, Post
 from blog.reading import listing
+from blog.reading.listing import ListedTopic
 from blog.reading.previews import LOGO_FILE, LOGO_SIZE, link_picture, logo_url
 from blog.web import headers, validators
 from blog.web.static import static_digest
@@ -172,7 +173,7 @@ class PageMeta:
     tags: list[str] = field(default_factory=list)
 
 
-def feed_links(topic: Topic | None = None) -> tuple[FeedLink, ...]:
+def feed_links(topic: ListedTopic | None = None) -> tuple[FeedLink, ...]:
     """The blog's feeds, and the topic's when a topic is given."""
     config = current_app.config
     names = (topic.slug, topic.name) if topic is not None else None
@@ -180,7 +181,7 @@ def feed_links(topic: Topic | None = None) -> tuple[FeedLink, ...]:
     return _settled(key, lambda: _feed_links(topic))
 
 
-def _feed_links(topic: Topic | None) -> tuple[FeedLink, ...]:
+def _feed_links(topic: ListedTopic | None) -> tuple[FeedLink, ...]:
     """feed_links, built."""
     name = current_app.config["SITE_NAME"]
     links = [
@@ -319,7 +320,7 @@ def post_meta(post: Post) -> PageMeta:
     )
 
 
-def listing_title(of: Topic | Author | None, number: int) -> str:
+def listing_title(of: ListedTopic | Author | None, number: int) -> str:
     """A listing state's title (all posts, a topic's, an author's), as <title> shows it."""
     title = current_app.config["SITE_NAME"]
     if of is not None:
@@ -338,7 +339,7 @@ class _ListingHead:
     blog: dict[str, Any]  # the page's JSON-LD without its posts (a Blog, a CollectionPage)
 
 
-def _listing_head(topic: Topic | None) -> _ListingHead:
+def _listing_head(topic: ListedTopic | None) -> _ListingHead:
     """The listing's settled head metadata (see `_settled`)."""
     config = current_app.config
     names = (topic.slug, topic.name) if topic is not None else None
@@ -346,7 +347,7 @@ def _listing_head(topic: Topic | None) -> _ListingHead:
     return _settled(key, lambda: _build_listing_head(topic))
 
 
-def _build_listing_head(topic: Topic | None) -> _ListingHead:
+def _build_listing_head(topic: ListedTopic | None) -> _ListingHead:
     """_listing_head, built."""
     config = current_app.config
     home = fixed_url("public.home")
@@ -379,7 +380,7 @@ def _build_listing_head(topic: Topic | None) -> _ListingHead:
 
 
 def listing_meta(
-    topic: Topic | None, page: listing.Page[listing.Card], featured: listing.Card | None
+    topic: ListedTopic | None, page: listing.Page[listing.Card], featured: listing.Card | None
 ) -> PageMeta:
     """Metadata for a listing page; the home page also describes the blog in JSON-LD."""
     head = _listing_head(topic)

@@ -8,13 +8,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Flask, current_app, url_for
 
 from blog.models import Author, Topic
 from blog.reading.pictures import picture
+
+if TYPE_CHECKING:
+    from blog.reading.listing import ListedTopic
 
 
 def zone_named(name: str) -> ZoneInfo:
@@ -102,7 +105,7 @@ def iso_datetime(value: datetime | None) -> str:
     return stamp.removesuffix("+00:00") + "Z" if not offset else stamp
 
 
-def listing_url(of: Topic | Author | None, page: int = 1) -> str:
+def listing_url(of: Topic | ListedTopic | Author | None, page: int = 1) -> str:
     """The URL of a listing state: all posts, a topic's or an author's, at a page (page 1
     has no parameter)."""
     args: dict[str, Any] = {"page": page} if page > 1 else {}
@@ -113,7 +116,7 @@ def listing_url(of: Topic | Author | None, page: int = 1) -> str:
     return url_for("public.topic", slug=of.slug, **args)
 
 
-def listing_url_for(of: Topic | Author | None) -> Callable[[int], str]:
+def listing_url_for(of: Topic | ListedTopic | Author | None) -> Callable[[int], str]:
     """A page-number → URL function for one listing, for the "read more" control."""
     return lambda page: listing_url(of, page)
 
