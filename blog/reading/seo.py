@@ -236,21 +236,23 @@ def _build_publisher() -> dict[str, Any]:
     return publisher
 
 
-def person(name: str, slug: str) -> dict[str, Any]:
-    """An author in structured data: their name and their page."""
-    return {"@type": "Person", "name": name, "url": slug_urls("public.author")(slug)}
+def person(name: str, slug: str, author_url: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """An author in structured data: their name and their page (`author_url` is
+    slug_urls("public.author"), for callers that name many authors)."""
+    url = (author_url or slug_urls("public.author"))(slug)
+    return {"@type": "Person", "name": name, "url": url}
 
 
 def postings(cards: Sequence[listing.Card]) -> list[dict[str, Any]]:
     """A listing's cards as BlogPostings, for the JSON-LD of the pages that list them."""
-    post_url = post_urls()
+    post_url, author_url = post_urls(), slug_urls("public.author")
     return [
         {
             "@type": "BlogPosting",
             "headline": card.title,
             "url": post_url(card.slug),
             "datePublished": iso_datetime(card.published_at),
-            "author": person(card.author.name, card.author.slug),
+            "author": person(card.author.name, card.author.slug, author_url),
         }
         for card in cards
     ]
