@@ -10,14 +10,12 @@ from pathlib import Path
 import flask_migrate
 import pytest
 import sqlalchemy as sa
-from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from flask.cli import FlaskGroup
 
 from blog import create_app, markup
 from blog.extensions import db
-from blog.models import Post, utcnow
-from blog.transfer import demo
+from blog.models import Post
 from tests.conftest import DATABASE, postgres_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,27 +80,6 @@ def test_stored_toc_only_for_three_sections(app, posts):
         assert [title for _, _, title in long_post.toc] == ["One", "Two", "Three"]
         assert all(anchor.startswith("s-") for _, anchor, _ in long_post.toc)
         assert short_post.toc == []
-
-
-def test_demo_load_fills_an_empty_database_once(app, runner, client):
-    """demo load imports every file of demo/ as a live post, then refuses to duplicate them."""
-    result = runner.invoke(args=["demo", "load"])
-    assert result.exit_code == 0, result.output
-    with app.app_context():
-        published = db.session.scalars(sa.select(Post).where(Post.status == "published")).all()
-        assert len(published) == len(demo.post_files()) >= 60
-        assert all(post.published_at <= utcnow() for post in published)
-        assert sum(post.featured for post in published) == 1
-        assert sum(post.editors_pick for post in published) >= 4
-        topics = {topic.slug for post in published for topic in post.topics}
-        assert len(topics) >= 5
-        assert all(post.body_html and post.excerpt for post in published)
-    again = runner.invoke(args=["demo", "load"])
-    assert "demo content not loaded" in again.output
-    with app.app_context():
-        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == len(published)
-    home = BeautifulSoup(client.get("/").get_data(as_text=True), "lxml")
-    assert home.select_one("#counter").get_text() == f"Showing 1–12 of {len(published)} posts"
 
 
 @pytest.fixture

@@ -102,8 +102,8 @@ def test_every_demo_author_has_a_profile():
 def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
     """Every post arrives with its file's title, author, topics, flags, summary and body, and
     every date moves by one amount: the newest post goes live this minute, in UTC; every
-    author gets their bio, shown on their page. (One load for all: the demo takes seconds to
-    render.)"""
+    author gets their bio, shown on their page; a second load changes nothing, and the home
+    page counts every post. (One load for all: the demo takes seconds to render.)"""
     before = utcnow().replace(second=0, microsecond=0)
     result = runner.invoke(args=["demo", "load"])
     after = utcnow()
@@ -125,6 +125,11 @@ def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
             assert post.body_markdown == entry.body
             assert (post.featured, post.editors_pick) == (entry.featured, entry.editors_pick)
             assert post.body_html and post.excerpt
+        assert len(stored) == len(FILES) >= 60
+        assert sum(post.featured for post in stored.values()) == 1
+        assert sum(post.editors_pick for post in stored.values()) >= 4
+        assert len({topic.slug for post in stored.values() for topic in post.topics}) >= 5
+        assert all(post.published_at <= after for post in stored.values())
         filter_order = db.session.scalars(sa.select(Topic.name).order_by(Topic.position))
         assert list(filter_order) == demo.topic_order()
         newest = db.session.scalars(
@@ -145,6 +150,12 @@ def test_demo_load_imports_every_field_dated_up_to_now(app, runner, client):
         assert bios == {profile.name: profile.values["bio"] for profile in profiles}
     page = BeautifulSoup(client.get("/authors/priya-raman").text, "lxml")
     assert page.select_one(".author-bio").get_text() == bios["Priya Raman"]
+    again = runner.invoke(args=["demo", "load"])
+    assert "demo content not loaded" in again.output
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count(Post.id))) == len(entries)
+    home = BeautifulSoup(client.get("/").get_data(as_text=True), "lxml")
+    assert home.select_one("#counter").get_text() == f"Showing 1–12 of {len(entries)} posts"
 
 
 def test_load_demo_puts_the_newest_post_at_the_given_time(app, tmp_path):
