@@ -905,9 +905,11 @@ def stored_problems(app: Flask, value: str) -> list[str]:
             wanted = slugify(stored["title"], max_length=200)
         if stored[field] != wanted:
             problems.append(f"{field} stored as {stored[field]!r:.60}, not {wanted!r:.60}")
-    # The Markdown pipeline leaves nothing that runs.
-    if fingerprint(post.body_html) != ([], {}, []):
-        problems.append(f"the rendered body is not inert: {fingerprint(post.body_html)}")
+    # The Markdown pipeline leaves nothing that runs. (Read inside an element, as the page
+    # shows it: a body that renders to nothing, a lone link definition, is no document to lxml.)
+    body = fingerprint(f"<div>{post.body_html}</div>")
+    if body != ([], {}, []):
+        problems.append(f"the rendered body is not inert: {body}")
     # The file format: written out and read back, the post is the same.
     entry = entry_of(post)
     read = read_post(write_post(entry).encode(), "naughty.md")
