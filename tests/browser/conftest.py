@@ -427,6 +427,20 @@ def delete_posts(live_server: LiveServer, slugs: list[str]) -> None:
         db.session.remove()
 
 
+# The page as a reader meets it once nothing is left to come: loaded, no htmx request in
+# flight or swap settling (the editor fetches its drawing preview on load), fonts in. htmx
+# sends a request on load before the load event, so none can start after this holds.
+SETTLED_JS = """() => document.readyState === "complete"
+  && document.fonts.status === "loaded"
+  && !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")"""
+
+
+def settle(page: Page) -> None:
+    """Wait until the page is settled (SETTLED_JS): the real condition that networkidle's
+    half a second of quiet stood in for."""
+    page.wait_for_function(SETTLED_JS)
+
+
 def log_in(page: Page, account: EditorAccount) -> None:
     """Log in through the login form, as an editor would."""
     page.goto("/login")

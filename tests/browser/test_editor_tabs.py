@@ -169,7 +169,9 @@ def test_the_editor_is_told_beside_save_and_keeps_unsaved_text_in_the_browser(
     expect(status).to_be_focused()
     assert page.locator("#image").evaluate("input => input.files.length") == 0
 
-    # Unsaved text: leaving asks first, and coming back offers it again.
+    # Unsaved text: leaving asks first, and coming back offers it again. Leaving may cut
+    # short the preview of that text (sent 400 ms after typing): the browser drops it then.
+    page_watch.expect_superseded("/editor/preview")
     page.locator("#body").fill("Saved body. Words typed after the save.")
     assert page.evaluate(leaving_asks) is True
     prompts: list[str] = []
@@ -188,7 +190,6 @@ def test_the_editor_is_told_beside_save_and_keeps_unsaved_text_in_the_browser(
     expect(page.locator("#body")).to_have_value("Saved body. Words typed after the save.")
     # Restoring types into the body, so its preview may still be on its way when Save
     # swaps the editor: htmx then drops that request, as it should.
-    page_watch.expect_superseded("/editor/preview")
     press_and_wait(page, "#save-button", 200)
     # The kept copy goes once htmx has settled the saved editor, a moment after the answer.
     page.wait_for_function(
