@@ -217,6 +217,9 @@ def test_axe_finds_no_violations_on_any_editor_page(
         # The conflict view: another save lands while this editor has the post open.
         page_watch.expect_status(409)
         audit_page.goto(f"/editor/posts/{ids['post']}")
+        # Its drawing preview answered first: SQLite's write below waits for readers, and
+        # under load a slow one outlasted its 5 s (database is locked, 1 run in 3).
+        settle(audit_page)
         with live_server.app.app_context():
             post = db.session.get(Post, ids["post"])
             assert post is not None
