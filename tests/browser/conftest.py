@@ -483,7 +483,8 @@ class Site:
         return max(self.topics, key=lambda topic: topic.count)
 
     def visit(self, page: Page, name: str) -> None:
-        """Open one of the named pages, logged in when it is private (see `signed_in`)."""
+        """Open one of the named pages, logged in when it is private (see `signed_in`), and
+        wait for it to settle."""
         if name in self.private:
             signed_in(page, self.account)
         response = page.goto(self.paths[name])
@@ -493,6 +494,9 @@ class Site:
             response = page.goto(self.paths[name])
         status = response.status if response is not None else None
         assert status == 200, f"{name} ({self.paths[name]}) answered {status}"
+        # The editor asks for its drawing preview on load: a test that moved on at once cut
+        # that request short (a failed request, 1 run in 3 under load).
+        settle(page)
 
 
 def _first_text(link: Tag) -> str:

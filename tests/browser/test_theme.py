@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import AXE_SCRIPT, OpenPage, Site, require, settle
+from tests.browser.conftest import AXE_SCRIPT, OpenPage, Site, require
 from tests.browser.test_accessibility import describe, load_axe_on_every_page
 
 pytestmark = pytest.mark.browser
@@ -51,7 +51,6 @@ def test_dark_system_preference_is_dark_with_enough_contrast(open_page: OpenPage
     found = {}
     for name in ("home", "post"):
         site.visit(page, name)
-        settle(page)
         assert is_dark(page), f"{name} is not dark: {look(page)}"
         violations = contrast_violations(page)
         if violations:
