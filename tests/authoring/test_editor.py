@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import flask
+import lxml.html
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
@@ -80,20 +81,23 @@ def create(client: FlaskClient, **fields: object) -> int:
 
 
 def current_form(client: FlaskClient, post_id: int) -> dict[str, object]:
-    """What the edit form would send untouched, read from the page as a browser would."""
-    soup = page(client.get(f"/editor/posts/{post_id}"))
-    form = soup.select_one("#post-form")
+    """What the edit form would send untouched, read from the page as a browser would.
+
+    Read with lxml alone (about 1 ms for the page, where BeautifulSoup over lxml takes 12):
+    nearly every test that edits a post reads the form first."""
+    html = client.get(f"/editor/posts/{post_id}").get_data(as_text=True)
+    (form,) = lxml.html.document_fromstring(html).xpath('//*[@id="post-form"]')
     data: dict[str, object] = {}
-    for element in form.select("input, textarea"):
+    for element in form.iter("input", "textarea"):
         name, kind = element.get("name"), element.get("type", "")
         if not name or kind == "file":
             continue
-        if element.name == "textarea":
+        if element.tag == "textarea":
             # A browser drops the newline that opens a textarea and sends lines as CR LF.
-            text = element.text.removeprefix("\r\n").removeprefix("\n")
+            text = element.text_content().removeprefix("\r\n").removeprefix("\n")
             data[name] = text.replace("\r\n", "\n").replace("\n", "\r\n")
         elif kind in ("checkbox", "radio"):
-            if element.has_attr("checked"):
+            if "checked" in element.attrib:
                 data[name] = element.get("value", "y")
         else:
             data[name] = element.get("value", "")
@@ -169,28 +173,25 @@ def test_post_list_shows_every_state_with_filters(app, editor_client, posts):
     )
 
 
-@pytest.mark.parametrize(
-    ("status", "titles"),
-    [
-        ("draft", ["Still a draft"]),
-        ("scheduled", ["Coming soon"]),
-        ("published", ["Post number 1"]),
-    ],
-)
-def test_quick_filters_as_page_and_fragment(app, editor_client, posts, status, titles):
+def test_quick_filters_as_page_and_fragment(app, editor_client, posts):
     """Each filter is a plain URL; with htmx it answers with just the table."""
     posts.create(1)
     posts.create(1, title="Coming soon", published_at=utcnow() + timedelta(hours=3))
     posts.create(1, title="Still a draft", published_at=None)
-    full = editor_client.get(f"/editor/?status={status}")
-    assert [a.text for a in page(full).select("#post-table tbody th a.edit-link")] == titles
-    assert page(full).select_one("h1").text == "Posts"
-    fragment = editor_client.get(f"/editor/?status={status}", headers=HX_TABLE)
-    soup = page(fragment)
-    assert soup.select_one("h1") is None
-    assert soup.select_one("section")["id"] == "post-table"
-    assert [a.text for a in soup.select("tbody th a.edit-link")] == titles
-    assert "HX-Request" in fragment.headers["Vary"]
+    for status, titles in [
+        ("draft", ["Still a draft"]),
+        ("scheduled", ["Coming soon"]),
+        ("published", ["Post number 1"]),
+    ]:
+        full = page(editor_client.get(f"/editor/?status={status}"))
+        assert [a.text for a in full.select("#post-table tbody th a.edit-link")] == titles
+        assert full.select_one("h1").text == "Posts"
+        fragment = editor_client.get(f"/editor/?status={status}", headers=HX_TABLE)
+        soup = page(fragment)
+        assert soup.select_one("h1") is None
+        assert soup.select_one("section")["id"] == "post-table"
+        assert [a.text for a in soup.select("tbody th a.edit-link")] == titles, status
+        assert "HX-Request" in fragment.headers["Vary"]
 
 
 def test_unknown_filter_is_a_400(editor_client):
@@ -306,27 +307,27 @@ def test_publishing_needs_a_body(editor_client):
     assert create(editor_client, body="")
 
 
-@pytest.mark.parametrize(
-    ("field", "value", "message"),
-    [
-        ("slug", "Not A Slug", "lower-case letters"),
-        ("slug", "double--hyphen", "lower-case letters"),
-        ("slug", "x" * 201, "200 characters"),
-        ("title", "x" * 301, "300 characters"),
-        ("topics", "a, b, c, d, e, f, g, h, i", "at most 8 topics"),
-        ("topics", "!!!", "needs a letter or a digit"),
-        ("status", "archived", "not a valid choice"),
-        ("published_at", "next tuesday", "Not a valid date and time"),
-    ],
-)
-def test_bad_values_are_422s_with_a_message(editor_client, field, value, message):
+BAD_VALUES = [
+    ("slug", "Not A Slug", "lower-case letters"),
+    ("slug", "double--hyphen", "lower-case letters"),
+    ("slug", "x" * 201, "200 characters"),
+    ("title", "x" * 301, "300 characters"),
+    ("topics", "a, b, c, d, e, f, g, h, i", "at most 8 topics"),
+    ("topics", "!!!", "needs a letter or a digit"),
+    ("status", "archived", "not a valid choice"),
+    ("published_at", "next tuesday", "Not a valid date and time"),
+]
+
+
+def test_bad_values_are_422s_with_a_message(editor_client):
     """Each bad value gets its own message beside its field; nothing is stored."""
-    response = editor_client.post(
-        "/editor/posts/new", data=new_post_form(editor_client, **{field: value})
-    )
-    assert response.status_code == 422
-    assert message.lower() in field_error(response, field).lower()
-    assert editor_client.get("/editor/").get_data(as_text=True).count("<tbody>") == 0
+    for field, value, message in BAD_VALUES:
+        response = editor_client.post(
+            "/editor/posts/new", data=new_post_form(editor_client, **{field: value})
+        )
+        assert response.status_code == 422, (field, value)
+        assert message.lower() in field_error(response, field).lower(), (field, value)
+        assert editor_client.get("/editor/").get_data(as_text=True).count("<tbody>") == 0
 
 
 def test_csrf_token_is_required_on_every_post(app, editor_client, posts):
