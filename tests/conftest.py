@@ -195,6 +195,9 @@ class PostFactory:
         slugs = []
         with self.app.app_context():
             topic_rows = [store.topic_named(name) for name in topics]
+            author = fields.pop("author", "Ada Example")
+            if isinstance(author, str):  # a name: the author by that name
+                author = store.author_named(author)
             now = utcnow().replace(microsecond=0)
             for _ in range(count):
                 self.made += 1
@@ -204,11 +207,9 @@ class PostFactory:
                     "body": f"Body of post {n}.\n\n## Part one\n\nSome text.",
                     "summary": f"Summary of post {n}.",
                     "published_at": now - timedelta(days=1, hours=n),
-                    "author": store.author_named("Ada Example"),
+                    "author": author,
                     "topics": topic_rows,
                 } | fields
-                if isinstance(values["author"], str):  # a name: the author by that name
-                    values["author"] = store.author_named(values["author"])
                 slugs.append(store.new_post(**values).slug)
             db.session.commit()
         return slugs
