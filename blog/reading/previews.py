@@ -14,7 +14,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import cairosvg
 from flask import Blueprint, abort, current_app, url_for
 from flask.wrappers import Response
 
@@ -66,6 +65,8 @@ def _kept(path: Path, render: Callable[[], bytes]) -> bytes:
 
 def render_png(svg: str, width: int, height: int) -> bytes:
     """An SVG as a PNG of exactly width × height, on the drawings' paper colour."""
+    import cairosvg  # loaded on the first preview drawn: it adds about 1 s to every start-up
+
     png: bytes = cairosvg.svg2png(
         bytestring=svg.encode("utf-8"),
         output_width=width,
