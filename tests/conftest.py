@@ -187,6 +187,10 @@ class PostFactory:
             db.session.commit()
         return slugs
 
+    def body(self, n: int) -> str:
+        """The Markdown of the `n`th post made."""
+        return f"Body of post {n}.\n\n## Part one\n\nSome text."
+
     def create(
         self, count: int = 1, *, topics: tuple[str, ...] = ("Databases",), **fields
     ) -> list[str]:
@@ -204,7 +208,7 @@ class PostFactory:
                 n = self.made
                 values = {
                     "title": f"Post number {n}",
-                    "body": f"Body of post {n}.\n\n## Part one\n\nSome text.",
+                    "body": self.body(n),
                     "summary": f"Summary of post {n}.",
                     "published_at": now - timedelta(days=1, hours=n),
                     "author": author,
