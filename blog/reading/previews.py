@@ -65,7 +65,7 @@ def _kept(path: Path, render: Callable[[], bytes]) -> bytes:
 
 def render_png(svg: str, width: int, height: int) -> bytes:
     """An SVG as a PNG of exactly width × height, on the drawings' paper colour."""
-    import cairosvg  # loaded on the first preview drawn: it adds about 1 s to every start-up
+    import cairosvg  # loaded on the first preview drawn, not in every process's start-up
 
     png: bytes = cairosvg.svg2png(
         bytestring=svg.encode("utf-8"),

@@ -79,16 +79,7 @@ def build_token(app: Flask) -> str:
 def _settings_key() -> str:
     """The values of the settings that pages show (names, texts, page sizes)."""
     config = current_app.config
-    # Which settings those are is found once per app: sorting the whole config took most of
-    # the validator's time on every request. Their values are read each time.
-    names = current_app.extensions.get("fieldnotes_shown_settings")
-    if names is None:
-        site = sorted(key for key in config if key.startswith("SITE_"))
-        names = current_app.extensions["fieldnotes_shown_settings"] = (
-            *site,
-            "POSTS_PER_PAGE",
-            "PICKS_COUNT",
-        )
+    names = [*sorted(k for k in config if k.startswith("SITE_")), "POSTS_PER_PAGE", "PICKS_COUNT"]
     return repr([config.get(name) for name in names])
 
 
