@@ -194,6 +194,7 @@ def memoized_render(log: Callable[[str], None]) -> Iterator[None]:
             toc=[*first.toc, *second.toc],
             reading_minutes=minutes_for(stats, markup.WORDS_PER_MINUTE),
             summary=first.summary,
+            words=stats.prose_words + stats.code_words,
         )
 
     def render(
