@@ -27,6 +27,8 @@ from tests.authoring.test_seo_fields import with_social_image
 from tests.conftest import require
 
 ROOT = Path(__file__).resolve().parents[2]
+# Validity is the templates' doing, whichever store the page's text came from.
+pytestmark = pytest.mark.one_store
 VNU_JAR = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
 # A body that uses most of what the Markdown pipeline can produce.
