@@ -85,11 +85,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(images.bp)
     body_images.init_app(app)
     # The WSGI layers around Flask, innermost first: responses that set a cookie are marked
-    # no-store once every cookie is known; kept pages are answered before Flask runs; the
+    # no-store once every cookie is known; cached pages are answered before Flask runs; the
     # proxy fix tells both the client's real scheme and address; outermost, a request for a
     # host the site does not have is refused.
     wsgi: Any = headers.NoStoreWithCookies(app.wsgi_app)
-    wsgi = pagecache.init_app(app, wsgi, views.KEPT_ROUTES)
+    wsgi = pagecache.init_app(app, wsgi, views.CACHED_ROUTES)
     if app.config["TRUSTED_PROXIES"]:
         hops = app.config["TRUSTED_PROXIES"]
         wsgi = ProxyFix(wsgi, x_for=hops, x_proto=hops)

@@ -128,7 +128,7 @@ class Config:
     # off), at most PAGE_CACHE_MB megabytes of them per process.
     PAGE_CACHE = _env("PAGE_CACHE", "on").lower() not in {"0", "off", "false", "no"}
     PAGE_CACHE_MB = _env_int("PAGE_CACHE_MB", 32, 1, 65_536)
-    # How long (milliseconds) a process trusts the data version it last read for its kept
+    # How long (milliseconds) a process trusts the data version it last read for its cached
     # pages; its own commits are seen at once, other processes' within this time.
     PAGE_CACHE_RECHECK_MS = _env_int("PAGE_CACHE_RECHECK_MS", 100, 0, 10_000)
     COMPRESS_ALGORITHM = ["br", "gzip"]

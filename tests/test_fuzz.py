@@ -207,7 +207,7 @@ PUBLIC_ROUTES = {
     "public.topic": ("/topics/{}", ("GET", "HEAD")),
     "public.post": ("/posts/{}", ("GET", "HEAD")),
     "public.author": ("/authors/{}", ("GET", "HEAD")),
-    "art.illustration_svg": ("/illustrations/{}.svg", ("GET",)),
+    "pictures.illustration_svg": ("/illustrations/{}.svg", ("GET",)),
     "previews.illustration_png": ("/illustrations/{}.png", ("GET",)),
     "previews.logo_png": ("/logo.png", ("GET",)),
     "feeds.author_feed": ("/authors/{}/feed.{}", ("GET",)),

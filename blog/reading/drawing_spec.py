@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from blog.reading.drawings import KINDS, Spec
-from blog.reading.illustrations import read_post, settle
+from blog.reading.illustrations import fitted, read_post
 
 MAX_CHARS = 300
 MAX_VALUES = 5
@@ -185,7 +185,7 @@ def applied(text: str, slug: str, title: str, summary: str) -> Spec | None:
         count = base.count if base.kind == written.kind else span[base.seed % len(span)]
         # The part named blue is drawn: the count grows to reach it.
         count = max(count, written.accent)
-    return settle(
+    return fitted(
         dataclasses.replace(
             base,
             kind=written.kind,

@@ -230,7 +230,7 @@ def read_post(slug: str, title: str = "", summary: str = "") -> Spec:
         kind = (
             "bars" if len(values) >= 2 else "nodes" if counted else sorted(KINDS)[seed % len(KINDS)]
         )
-    return settle(
+    return fitted(
         Spec(
             kind,
             _count(counted[1]) if counted else 0,
@@ -242,7 +242,7 @@ def read_post(slug: str, title: str = "", summary: str = "") -> Spec:
     )
 
 
-def settle(spec: Spec) -> Spec:
+def fitted(spec: Spec) -> Spec:
     """The spec with its count inside what its kind can draw, and its accent among the parts.
 
     A count of 0 lets the seed choose. Anything that makes a `Spec` (a future front-matter
@@ -272,7 +272,7 @@ def illustration(
 ) -> Illustration:
     """The drawing for a post: from `spec` when one is given, else from its slug and words."""
     if spec is not None:
-        return _drawn(settle(spec), site)
+        return _drawn(fitted(spec), site)
     return _from_words(slug, title[:_TITLE_CHARS], summary[:_SUMMARY_CHARS], site)
 
 

@@ -198,7 +198,7 @@ def _has_live_posts() -> sa.Exists:
     )
 
 
-# The hot statements are built once, with the time and the page as bound values: building
+# The listing's statements are built once, with the time and the page as bound values: building
 # them anew took as long as running them (SQLAlchemy then also caches their compiled form).
 NOW = sa.bindparam("now", type_=sa.DateTime)
 

@@ -19,7 +19,7 @@ from blog.reading.listing import Card
 from blog.web.headers import public_cache_control
 from blog.web.static import STATIC_MAX_AGE
 
-bp = Blueprint("art", __name__)
+bp = Blueprint("pictures", __name__)
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,199}")
 
@@ -47,7 +47,7 @@ def drawing_for(slug: str, title: str = "", summary: str = "", written: str = ""
 
 def illustration_url(slug: str, drawing: Illustration) -> str:
     """The one address of a drawing: it names the SVG's hash, so it can be kept for good."""
-    return url_for("art.illustration_svg", slug=slug, v=drawing.version)
+    return url_for("pictures.illustration_svg", slug=slug, v=drawing.version)
 
 
 def post_drawing(post: Post | Card) -> Illustration:

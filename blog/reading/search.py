@@ -924,7 +924,7 @@ def search_page() -> Response:
     """Search results as a whole page, or the fragment an htmx swap asks for.
 
     It reads only `q`, `topic`, `page` and the swap target: the page cache keys on them
-    (KEPT_ROUTES in blog/reading/views.py).
+    (CACHED_ROUTES in blog/reading/views.py).
     """
     text, was_cut = clean_query(request.args.get("q", ""))
     number = page_number()

@@ -31,7 +31,7 @@ from blog.web import headers, validators
 from blog.web.static import static_digest
 
 bp = Blueprint("seo", __name__)
-Settled = TypeVar("Settled")
+Built = TypeVar("Built")
 
 SCHEMA_CONTEXT = "https://schema.org"
 FEED_TYPES = {"atom": "application/atom+xml", "rss": "application/rss+xml"}
@@ -70,10 +70,10 @@ def external_url(endpoint: str, **values: Any) -> str:
     return absolute_url(url_for(endpoint, **values))
 
 
-def _settled(key: tuple[Any, ...], build: Callable[[], Settled]) -> Settled:
+def _per_settings(key: tuple[Any, ...], build: Callable[[], Built]) -> Built:
     """A value that only settings and `key` decide, built once per app and key: pages ask
     for the same few on every render. `key` must hold every setting `build` reads."""
-    known = current_app.extensions.setdefault("fieldnotes_settled", {})
+    known = current_app.extensions.setdefault("fieldnotes_per_settings", {})
     value = known.get(key)
     if value is None:
         value = known[key] = build()
@@ -83,7 +83,7 @@ def _settled(key: tuple[Any, ...], build: Callable[[], Settled]) -> Settled:
 def fixed_url(endpoint: str, **values: Any) -> str:
     """external_url for an address no data can change (the home page, a feed)."""
     key = ("url", endpoint, tuple(sorted(values.items())), current_app.config["SITE_URL"])
-    return _settled(key, lambda: external_url(endpoint, **values))
+    return _per_settings(key, lambda: external_url(endpoint, **values))
 
 
 def post_urls() -> Callable[[str], str]:
@@ -178,7 +178,7 @@ def feed_links(topic: ListedTopic | None = None) -> tuple[FeedLink, ...]:
     config = current_app.config
     names = (topic.slug, topic.name) if topic is not None else None
     key = ("feeds", names, config["SITE_NAME"], config["SITE_URL"])
-    return _settled(key, lambda: _feed_links(topic))
+    return _per_settings(key, lambda: _feed_links(topic))
 
 
 def _feed_links(topic: ListedTopic | None) -> tuple[FeedLink, ...]:
@@ -215,7 +215,7 @@ def _publisher() -> dict[str, Any]:
     """The blog as publisher in structured data, with its logo (shared: never change it)."""
     config = current_app.config
     key = ("publisher", config["SITE_NAME"], config["SITE_URL"], static_digest(LOGO_FILE))
-    return _settled(key, _build_publisher)
+    return _per_settings(key, _build_publisher)
 
 
 def _build_publisher() -> dict[str, Any]:
@@ -342,11 +342,11 @@ class _ListingHead:
 
 
 def _listing_head(topic: ListedTopic | None) -> _ListingHead:
-    """The listing's settled head metadata (see `_settled`)."""
+    """The listing's head metadata, built once per settings and topic (see `_per_settings`)."""
     config = current_app.config
     names = (topic.slug, topic.name) if topic is not None else None
     key = ("listing", names, config["SITE_NAME"], config["SITE_URL"], config["SITE_DESCRIPTION"])
-    return _settled(key, lambda: _build_listing_head(topic))
+    return _per_settings(key, lambda: _build_listing_head(topic))
 
 
 def _build_listing_head(topic: ListedTopic | None) -> _ListingHead:

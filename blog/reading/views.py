@@ -21,7 +21,7 @@ from blog.authoring import store, taxonomy
 from blog.reading import authors, listing, search, seo
 from blog.web import htmx, validators
 from blog.web.headers import cacheable
-from blog.web.pagecache import KeptRoute
+from blog.web.pagecache import CachedRoute
 from blog.web.params import page_number
 
 bp = Blueprint("public", __name__)
@@ -30,19 +30,19 @@ bp = Blueprint("public", __name__)
 # public/listing.html that fill them.
 LISTING_FRAGMENTS = {"all-posts": "all_posts", "post-list": "more_posts"}
 # What each page reads of a request besides its path: the page cache keys on exactly this.
-KEPT_ROUTES = {
-    "public.home": KeptRoute(("page",), LISTING_FRAGMENTS),
-    "public.topic": KeptRoute(("page",), LISTING_FRAGMENTS),
-    "public.author": KeptRoute(("page",), LISTING_FRAGMENTS),
-    "public.post": KeptRoute(),
+CACHED_ROUTES = {
+    "public.home": CachedRoute(("page",), LISTING_FRAGMENTS),
+    "public.topic": CachedRoute(("page",), LISTING_FRAGMENTS),
+    "public.author": CachedRoute(("page",), LISTING_FRAGMENTS),
+    "public.post": CachedRoute(),
     # Feeds and the sitemap read nothing but their path; the sitemap costs a scan of every
     # live post, so it is rendered once per data version.
-    "feeds.blog_feed": KeptRoute(),
-    "feeds.topic_feed": KeptRoute(),
-    "feeds.author_feed": KeptRoute(),
-    "seo.sitemap": KeptRoute(),
+    "feeds.blog_feed": CachedRoute(),
+    "feeds.topic_feed": CachedRoute(),
+    "feeds.author_feed": CachedRoute(),
+    "seo.sitemap": CachedRoute(),
     # Popular searches, and the prefixes typed on the way to them, render once per version.
-    "search.search_page": KeptRoute(("q", "topic", "page"), search.SEARCH_FRAGMENTS),
+    "search.search_page": CachedRoute(("q", "topic", "page"), search.SEARCH_FRAGMENTS),
 }
 
 

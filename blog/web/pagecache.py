@@ -1,6 +1,6 @@
 """Rendered public pages kept in each server process and served before Flask runs.
 
-A kept route's page is rendered once per data version and kept, with its compressed forms,
+A cached route's page is rendered once per data version and stored, with its compressed forms,
 under a key made only of what its view reads: the endpoint and its path values, the query
 parameters it recognises, and the htmx block it would render. Anything else a request
 carries (tracking parameters, a Host header, an unknown HX-Target) neither makes a new
@@ -53,8 +53,8 @@ GZIP_LEVEL = 6
 
 
 @dataclass(frozen=True)
-class KeptRoute:
-    """What a kept view reads from a request besides its path: these query parameters, and
+class CachedRoute:
+    """What a cached view reads from a request besides its path: these query parameters, and
     the htmx swap targets it answers with a block (target id → block)."""
 
     params: tuple[str, ...] = ()
@@ -80,7 +80,7 @@ class Entry:
 
 
 class Store:
-    """One app's kept pages, at most `limit` bytes of them, least recently used out first."""
+    """One app's cached pages, at most `limit` bytes of them, least recently used out first."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -123,7 +123,7 @@ _caches: weakref.WeakSet[PageCache] = weakref.WeakSet()
 
 
 def clear() -> None:
-    """Forget every kept page of every app in this process."""
+    """Forget every cached page of every app in this process."""
     for cache in list(_caches):
         cache.store.clear()
         cache.recheck_now()
@@ -148,9 +148,9 @@ def _compress(body: bytes, encoding: str) -> bytes:
 
 
 class PageCache:
-    """WSGI wrapper: answers a kept route's request from memory while the data version holds."""
+    """WSGI wrapper: answers a cached route's request from memory while the data version holds."""
 
-    def __init__(self, wsgi_app: WSGIApplication, app: Flask, routes: Mapping[str, KeptRoute]):
+    def __init__(self, wsgi_app: WSGIApplication, app: Flask, routes: Mapping[str, CachedRoute]):
         self.wsgi_app = wsgi_app
         self.app = app
         self.routes = dict(routes)
@@ -163,7 +163,7 @@ class PageCache:
         _caches.add(self)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        """Serve the kept page for this request, or let Flask render (and keep) it."""
+        """Serve the cached page for this request, or let Flask render (and store) it."""
         if (
             not self.app.config["PAGE_CACHE"]
             or self.app.debug  # templates change under a debug server
@@ -183,7 +183,7 @@ class PageCache:
         return self._render(key, state, environ, start_response)
 
     def key(self, environ: WSGIEnvironment) -> tuple[Any, ...] | None:
-        """What the page depends on besides the data, or None for a route that is not kept."""
+        """What the page depends on besides the data, or None for a route that is not cached."""
         adapter = self.app.url_map.bind_to_environ(environ)
         try:
             endpoint, values = adapter.match()
@@ -204,7 +204,7 @@ class PageCache:
         """The state row, or None when it cannot be read (Flask then answers, and reports).
 
         Read at most once per PAGE_CACHE_RECHECK_MS: on PostgreSQL the read is a round trip
-        whose server-side work cost kept pages a quarter of their rate. A commit in this
+        whose server-side work cost cached pages a quarter of their rate. A commit in this
         process reads it again at once; another process's write is seen within the interval.
         """
         now = time.monotonic()
@@ -238,9 +238,9 @@ class PageCache:
             sent[:] = [status, headers]
             if exc_info is not None:
                 return start_response(status, headers, exc_info)
-            return lambda _data: None  # a body written this way is not kept: never used here
+            return lambda _data: None  # a body written this way is not cached: never used here
 
-        # The page cache compresses kept pages itself, once: ask Flask for the plain body.
+        # The page cache compresses cached pages itself, once: ask Flask for the plain body.
         plain = {k: v for k, v in environ.items() if k != "HTTP_ACCEPT_ENCODING"}
         result = self.wsgi_app(plain, start)
         try:
@@ -268,7 +268,7 @@ class PageCache:
     def _serve(
         self, entry: Entry, environ: WSGIEnvironment, start_response: StartResponse
     ) -> Iterable[bytes]:
-        """Send the kept page: a 304 when the client holds it, else the best encoding."""
+        """Send the cached page: a 304 when the client holds it, else the best encoding."""
         if ("HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ) and (
             not is_resource_modified(environ, etag=entry.etag, last_modified=entry.last_modified)
         ):
@@ -302,8 +302,8 @@ def _with_vary(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [*others, ("Vary", ", ".join(name for name in names if name))]
 
 
-def init_app(app: Flask, wsgi_app: WSGIApplication, routes: Mapping[str, KeptRoute]) -> PageCache:
-    """The page cache of `app` in front of `wsgi_app`, for these kept routes (by endpoint)."""
+def init_app(app: Flask, wsgi_app: WSGIApplication, routes: Mapping[str, CachedRoute]) -> PageCache:
+    """The page cache of `app` in front of `wsgi_app`, for these cached routes (by endpoint)."""
     if not sa.event.contains(AppSession, "after_commit", _after_commit):
         sa.event.listen(AppSession, "after_commit", _after_commit)
     return PageCache(wsgi_app, app, routes)

@@ -73,7 +73,7 @@ def _as_time(value: datetime | str | None) -> datetime | None:
 
 
 class StateReader:
-    """Reads the state row for kept pages, whose only statement it is: one round trip.
+    """Reads the state row for cached pages, whose only statement it is: one round trip.
 
     Through the app's pool the read cost four round trips to a database server (the ping
     on checkout, BEGIN, the read, ROLLBACK): about 1.1 ms against 0.27 ms on this pool, in
