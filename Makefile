@@ -114,8 +114,9 @@ mutation: setup services
 		END { printf "mutation score: %d of %d mutants killed (%.1f %%)\n", k, n, n ? 100 * k / n : 0; \
 		exit (n == 0 || k < 0.9 * n) }'
 
-# The listing benchmark (bench/run.py): SQLite and PostgreSQL, 1,000 to 100,000 posts.
-bench: setup /usr/bin/wrk services
+# The listing benchmark (bench/run.py): SQLite and PostgreSQL, 1,000 to 100,000 posts, and the
+# home page through the production stack's proxy cache (nginx).
+bench: setup /usr/bin/wrk /usr/sbin/nginx services
 	$(PY) -m bench.run $(BENCH_ARGS)
 
 lint: setup
