@@ -9,6 +9,7 @@ seconds and reads at most the image size limit.
 
 from __future__ import annotations
 
+import concurrent.futures
 import http.client
 import ipaddress
 import socket
@@ -21,6 +22,12 @@ MAX_REDIRECTS = 3
 MAX_URL = 2000
 REDIRECTS = {301, 302, 303, 307, 308}
 CHUNK = 64 * 1024
+# Name lookups run on these threads so that the fetch's deadline bounds them too: getaddrinfo
+# takes no timeout, and a resolver that never answers would hold the editor's request (and
+# its server worker) for as long as the system's resolver keeps retrying. A lookup past the
+# deadline is left to finish here; four of them at once make later lookups wait their turn,
+# within their own deadlines.
+_RESOLVER = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="resolve")
 
 
 class FetchRefused(ValueError):
@@ -63,10 +70,17 @@ def _allowed(address: str, loopback: bool) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-def _address_of(host: str, port: int, loopback: bool) -> str:
-    """The address to connect to for `host`; refused when any it names is not public."""
+def _address_of(host: str, port: int, loopback: bool, deadline: float) -> str:
+    """The address to connect to for `host`; refused when any it names is not public, or
+    when the name is not found by the deadline."""
+    lookup = _RESOLVER.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = lookup.result(timeout=max(0.0, deadline - time.monotonic()))
+    except concurrent.futures.TimeoutError as error:
+        lookup.cancel()  # still queued behind slow lookups: never run it
+        raise FetchRefused(
+            f"The name {host} could not be found within {FETCH_TIMEOUT:g} seconds."
+        ) from error
     except (OSError, UnicodeError) as error:
         raise FetchRefused(f"The name {host} could not be found.") from error
     addresses = [str(info[4][0]) for info in found]
@@ -87,7 +101,7 @@ def _connection(url: str, deadline: float, loopback: bool) -> _PinnedHTTP:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as error:
         raise FetchRefused("That address has an impossible port.") from error
-    address = _address_of(parts.hostname, port, loopback)
+    address = _address_of(parts.hostname, port, loopback, deadline)
     kind = _PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP
     return kind(parts.hostname, port, address, max(0.01, deadline - time.monotonic()))
 

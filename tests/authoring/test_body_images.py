@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -504,6 +505,46 @@ def test_hostile_answers_are_refused(
     assert time.monotonic() - started < 2.5
     assert response.status_code == status
     assert words in response.get_json()["error"]
+    assert image_count(app) == 0
+
+
+def test_a_name_that_never_resolves_is_refused_by_the_deadline(app, editor_client, monkeypatch):
+    """A resolver that never answers costs the fetch its deadline, not the server worker: a
+    422 that says so, and nothing stored. Five such fetches at once (more than the lookup
+    threads) each end by their own deadline too."""
+    released = threading.Event()
+
+    def stuck(host: str, *args, **kwargs):
+        released.wait(30)  # the lookup that never answers (until the test lets it go)
+        raise socket.gaierror(socket.EAI_NONAME, "not found")
+
+    monkeypatch.setattr(socket, "getaddrinfo", stuck)
+    monkeypatch.setattr(fetching, "FETCH_TIMEOUT", 0.5)
+    outcomes: list[str] = []
+
+    def fetch_directly() -> None:
+        try:
+            fetching.fetch("http://stuck.example/a.png", 4000)
+        except fetching.FetchRefused as refused:
+            outcomes.append(refused.message)
+
+    started = time.monotonic()
+    try:
+        response = fetch(editor_client, "http://stuck.example/a.png")
+        answered = time.monotonic() - started
+        others = [threading.Thread(target=fetch_directly) for _ in range(5)]
+        for thread in others:
+            thread.start()
+        for thread in others:
+            thread.join(30)
+        together = time.monotonic() - started - answered
+    finally:
+        released.set()
+    # Broken, each would wait the full 30 s.
+    assert answered < 1.5 and together < 1.5
+    assert response.status_code == 422
+    assert "could not be found within 0.5 seconds" in response.get_json()["error"]
+    assert outcomes == ["The name stuck.example could not be found within 0.5 seconds."] * 5
     assert image_count(app) == 0
 
 
