@@ -59,9 +59,12 @@ def long_date(value: datetime | None) -> str:
     return f"{local:%b} {local.day}, {local.year}"
 
 
-def site_datetime(value: datetime | None) -> str:
-    """A time as the editor shows it, in the site's zone: `2027-01-15 09:00 EST`."""
-    return f"{in_site_zone(value):%Y-%m-%d %H:%M %Z}" if value else ""
+def site_datetime(value: datetime | None, seconds: bool = False) -> str:
+    """A time as the editor shows it, in the site's zone: `2027-01-15 09:00 EST` (with
+    `seconds`, `2027-01-15 09:00:05 EST`, to tell revisions saved a minute apart)."""
+    if not value:
+        return ""
+    return f"{in_site_zone(value):%Y-%m-%d %H:%M{':%S' if seconds else ''} %Z}"
 
 
 def site_time(value: datetime | None) -> str:

@@ -3,7 +3,8 @@ or published."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 import sqlalchemy as sa
@@ -12,7 +13,7 @@ from flask import Flask
 from blog.authoring.store import SCHEDULED
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Post, PostRevision, utcnow
-from tests.authoring.test_auth import editor_client, page
+from tests.authoring.test_auth import csrf_token, editor_client, page
 from tests.authoring.test_editor import (
     HX_EDITOR,
     create,
@@ -88,6 +89,34 @@ def test_a_new_york_time_is_stored_as_utc_and_shown_back(
     assert state == f"Scheduled: goes live {local.replace('T', ' ')} {abbreviation}"
     assert save(editor_client, post_id).status_code == 303
     assert stored(app, post_id).published_at == utc
+
+
+def test_the_post_list_history_and_trash_show_times_in_the_site_zone(app, editor_client, new_york):
+    """Every time the editor shows is New York's, named: the post list's publish date and last
+    change, the history's revisions and the trash's delete time (never UTC clock times)."""
+    post_id = create(editor_client, status=SCHEDULED, published_at="2099-01-15T09:00")
+    changed = stored(app, post_id).modified_at
+    local = changed.replace(tzinfo=UTC).astimezone(ZoneInfo(NEW_YORK))
+    shown = f"{local:%Y-%m-%d %H:%M %Z}"
+    row = page(editor_client.get("/editor/")).select_one("tbody tr")
+    times = [(t.get_text(), t["datetime"]) for t in row.select("time")]
+    assert times == [
+        ("2099-01-15 09:00 EST", "2099-01-15T09:00:00-05:00"),
+        (shown, local.replace(microsecond=0).isoformat()),
+    ]
+    revision = page(editor_client.get(f"/editor/posts/{post_id}/revisions")).select_one(
+        "tbody time"
+    )
+    assert revision.get_text() == f"{local:%Y-%m-%d %H:%M:%S %Z}"
+    token = csrf_token(editor_client, f"/editor/posts/{post_id}/delete")
+    before = utcnow()
+    assert editor_client.post(f"/editor/posts/{post_id}/delete", data={"csrf_token": token})
+    after = utcnow()
+    deleted = page(editor_client.get("/editor/trash")).select_one("tbody time").get_text()
+    in_new_york = (
+        moment.replace(tzinfo=UTC).astimezone(ZoneInfo(NEW_YORK)) for moment in (before, after)
+    )
+    assert deleted in {f"{moment:%Y-%m-%d %H:%M %Z}" for moment in in_new_york}
 
 
 def test_the_label_names_utc_by_default(editor_client):
