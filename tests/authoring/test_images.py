@@ -522,7 +522,7 @@ def test_cards_with_images_cost_no_extra_queries(app, client, posts):
             post.image = store_image(picture_bytes("PNG", (10 + post.id, 10)))
             post.image_alt = "Block"
         db.session.commit()
-    pagecache.clear()  # render afresh both times, not once from a kept page's stale state
+    pagecache.clear()  # render afresh both times, not once from a cached page's stale state
     with count_queries(app) as illustrated:
         html = client.get("/").get_data(as_text=True)
     assert html.count("/images/") >= 6

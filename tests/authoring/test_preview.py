@@ -70,7 +70,7 @@ def test_unknown_and_impossible_ids_are_404s(editor_client: FlaskClient, path: s
 
 
 def test_the_page_cache_never_keeps_or_serves_the_preview(app: Flask, client: FlaskClient):
-    """A published post's kept page and its preview never stand in for each other."""
+    """A published post's cached page and its preview never stand in for each other."""
     editor = app.test_client()
     log_in_as(editor, make_editor(app))
     post_id = create(editor, title="Kept and previewed", status=PUBLISHED)
@@ -84,7 +84,7 @@ def test_the_page_cache_never_keeps_or_serves_the_preview(app: Flask, client: Fl
     again = client.get(f"/posts/{slug}")
     assert page(again).select_one("#preview-note") is None
     assert page(again).select_one('meta[name="robots"]') is None
-    # The preview is not a kept route, so no request for it is ever answered from memory,
+    # The preview is not a cached route, so no request for it is ever answered from memory,
     # whoever asks: anonymous visitors still get the login redirect.
     kept = [key for cache in pagecache._caches for key in cache.store.entries]
     assert kept and all(key[0] == "public.post" for key in kept)

@@ -57,7 +57,7 @@ def problem(response) -> str:
 
 
 def version(app: Flask) -> int:
-    """The data version kept pages depend on."""
+    """The data version cached pages depend on."""
     with app.app_context():
         return data_version()
 

@@ -35,7 +35,7 @@ from tests.conftest import REDIS_URL, PostFactory, postgres_database, require
 # Short enough for a test to watch an entry expire; the stale window is longer on purpose,
 # so readers would see old copies if the proxy ignored max-age.
 MAX_AGE = 2
-# How long an app server may serve its kept page after another server's write (the default).
+# How long an app server may serve its cached page after another server's write (the default).
 RECHECK_MS = 100
 STALE = 30
 EDITOR_EMAIL = "deploy-editor@example.com"

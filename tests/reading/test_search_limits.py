@@ -417,7 +417,7 @@ SEARCHES = [
 
 
 def test_search_pages_are_kept_and_match_a_fresh_render(app, client, posts):
-    """Every search state and swap target is rendered once per data version; the kept page
+    """Every search state and swap target is rendered once per data version; the cached page
     is byte for byte what a fresh render sends."""
     posts.topics("Databases", "Frontend")
     posts.create(14, body="Latency.", topics=("Databases",))
@@ -455,7 +455,7 @@ def test_a_kept_search_page_follows_every_write(app, client, posts):
 
 
 def test_the_search_key_is_only_what_the_view_reads(app, client, posts):
-    """Tracking parameters and unknown swap targets share a kept page; the query, the
+    """Tracking parameters and unknown swap targets share a cached page; the query, the
     topic, the page and the known targets each have their own."""
     posts.create(14, body="Latency.")
     pagecache.clear()

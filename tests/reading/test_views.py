@@ -377,7 +377,7 @@ def test_header_and_hero_come_from_settings(app, client, posts):
 
 @pytest.mark.parametrize("count", [12, 100])
 def test_listing_query_count_is_fixed(app, client, posts, count):
-    """A listing renders with the same few statements for any page; a kept page costs one."""
+    """A listing renders with the same few statements for any page; a cached page costs one."""
     posts.topics("Databases", "Frontend")
     posts.create(count, topics=("Databases", "Frontend"), editors_pick=True, featured=True)
     last = -(-count // 12)

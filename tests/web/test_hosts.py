@@ -1,5 +1,5 @@
 """The site answers only for its own host name (SITE_URL's): any other Host is a 400 page,
-before a kept page or a redirect could be built on it."""
+before a cached page or a redirect could be built on it."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def test_a_kept_page_costs_one_statement_and_comes_compressed(app, client, posts
 
 
 def test_a_save_is_seen_at_once(app, client, posts):
-    """Editing a post's title changes every kept page that shows it."""
+    """Editing a post's title changes every cached page that shows it."""
     [slug] = posts.create(1, title="Before")
     assert "Before" in client.get("/").get_data(as_text=True)
     assert "Before" in client.get(f"/posts/{slug}").get_data(as_text=True)
@@ -48,7 +48,7 @@ def test_a_save_is_seen_at_once(app, client, posts):
 
 
 def test_a_scheduled_post_appears_when_its_time_comes(app, client, posts):
-    """A post scheduled for later shows up on kept pages as soon as its time passes."""
+    """A post scheduled for later shows up on cached pages as soon as its time passes."""
     posts.create(2)
     [slug] = posts.create(1, title="Later on", published_at=utcnow() + timedelta(hours=3))
     assert "Later on" not in client.get("/").get_data(as_text=True)
@@ -66,7 +66,7 @@ def test_a_scheduled_post_appears_when_its_time_comes(app, client, posts):
 
 
 def test_an_import_is_seen_at_once(app, client, runner, posts, tmp_path: Path):
-    """Posts brought in by `posts import` appear on kept pages straight away."""
+    """Posts brought in by `posts import` appear on cached pages straight away."""
     posts.create(1)
     assert "Imported today" not in client.get("/").get_data(as_text=True)
     (tmp_path / "imported.md").write_text(
@@ -79,7 +79,7 @@ def test_an_import_is_seen_at_once(app, client, runner, posts, tmp_path: Path):
 
 
 def test_counts_follow_every_write(app, client, posts):
-    """The counts on a kept page match the posts readers can see after each change."""
+    """The counts on a cached page match the posts readers can see after each change."""
     slugs = posts.create(4)
     posts.create(1, published_at=None)
     assert "Showing 4 of 4 posts" in client.get("/").get_data(as_text=True)
@@ -105,7 +105,7 @@ def test_pages_are_not_kept_when_turned_off(app, client, posts):
     assert len(statements) <= 4  # the state row, the counts, the page, featured and picks
 
 
-# --- KeptPages: the WSGI wrapper that answers kept pages before Flask runs --------------------
+# --- PageCache: the WSGI wrapper that answers cached pages before Flask runs --------------------
 
 REQUESTS = [
     ("/", {}),
@@ -152,7 +152,7 @@ def test_kept_pages_are_sent_exactly_as_rendered(app, client, posts):
 
 
 def test_kept_pages_answer_conditional_requests(app, client, posts):
-    """A client holding the kept page gets a 304 from memory with the page's validators."""
+    """A client holding the cached page gets a 304 from memory with the page's validators."""
     posts.create(2)
     first = client.get("/")
     rendered, stop = _renders(app)
@@ -167,7 +167,7 @@ def test_kept_pages_answer_conditional_requests(app, client, posts):
         assert answer.headers["ETag"] == first.headers["ETag"]
         assert answer.headers["Cache-Control"] == first.headers["Cache-Control"]
         assert "Content-Type" not in answer.headers
-    assert star.status_code == 304  # the kept page exists: "*" matches it
+    assert star.status_code == 304  # the cached page exists: "*" matches it
     assert rendered == []
 
 
@@ -329,7 +329,7 @@ def test_kept_pages_work_in_a_new_thread_outside_any_app_context(app, posts):
 
 
 def test_a_dropped_reader_connection_is_replaced(app, client, posts):
-    """A server restart drops pooled connections; readers still get their kept page, read
+    """A server restart drops pooled connections; readers still get their cached page, read
     again on a new connection rather than rendered."""
     import pytest
 
@@ -392,7 +392,7 @@ SAME_PAGE = [
 
 def test_the_key_ignores_what_no_view_reads(app, client, posts):
     """Tracking parameters, unknown parameters, a repeated one, another Host and an unknown
-    HX-Target reuse the one kept page: one render, and the same bytes for all."""
+    HX-Target reuse the one cached page: one render, and the same bytes for all."""
     posts.create(20)
     pagecache.clear()
     rendered, stop = _renders(app)
@@ -461,7 +461,7 @@ def test_the_least_recently_used_page_goes_first(app, client, posts, monkeypatch
 
 def test_a_blank_first_value_is_what_the_view_reads(app, client, posts):
     """`?page=&page=2` is refused by the view (it reads the first, blank, value), so it must
-    not be answered with the kept page 2."""
+    not be answered with the cached page 2."""
     posts.create(20)
     assert client.get("/?page=2").status_code == 200
     assert client.get("/?page=2").status_code == 200  # kept now
@@ -547,7 +547,7 @@ def test_statement_listeners_hear_the_kept_page_read_as_any_other(app, client, p
 
 
 def test_a_write_records_when_the_next_scheduled_post_is_due(app, posts):
-    """Saving a scheduled post notes its time on the state row, so kept pages know when to
+    """Saving a scheduled post notes its time on the state row, so cached pages know when to
     stop serving a listing without it."""
     due = (utcnow() + timedelta(hours=3)).replace(microsecond=0)
     posts.create(1, published_at=due)
