@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from werkzeug.security import generate_password_hash
 
 from blog import models
 from blog.extensions import db
@@ -131,7 +132,10 @@ def stored_hash(app, email: str) -> str:
 
 def test_set_password_from_stdin(app, runner):
     """The new password works, the old one no longer does, and neither is printed."""
-    make_editor(app, "ada@example.com")
+    make_editor(
+        app, "ada@example.com", password_hash=generate_password_hash(PASSWORD, CHEAP_METHOD)
+    )
+    assert editors_in(app)["ada@example.com"].check_password(PASSWORD)  # until it is changed
     result = runner.invoke(
         args=["editors", "set-password", "Ada@Example.com", "--password-stdin"],
         input="another long passphrase\n",
