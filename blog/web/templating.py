@@ -64,7 +64,7 @@ def site_datetime(value: datetime | None, seconds: bool = False) -> str:
     `seconds`, `2027-01-15 09:00:05 EST`, to tell revisions saved a minute apart)."""
     if not value:
         return ""
-    return f"{in_site_zone(value):%Y-%m-%d %H:%M{':%S' if seconds else ''} %Z}"
+    return in_site_zone(value).strftime("%Y-%m-%d %H:%M:%S %Z" if seconds else "%Y-%m-%d %H:%M %Z")
 
 
 def site_time(value: datetime | None) -> str:
