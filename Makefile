@@ -18,14 +18,28 @@ PGHOST  ?= 127.0.0.1
 .PHONY: run test setup test-sqlite test-postgresql browser screenshots coverage mutation \
 	bench lint services redis cairo clean serve serve-stop
 
-# A development run: debug mode supplies a development-only SECRET_KEY. Failed logins are
-# counted in the local Redis, as in production (counts in memory hold for one process only).
+# A development run on http://127.0.0.1:$(PORT) (`make run PORT=5050` picks another port; the
+# site's own absolute URLs follow it unless SITE_URL is set). Debug mode supplies a
+# development-only SECRET_KEY. Failed logins are counted in the local Redis, as in production
+# (counts in memory hold for one process only). Each step says what it does in one line; the
+# migrations' log goes to instance/db-upgrade.log and is shown only when they fail.
+PORT    ?= 5000
+UPGRADE_LOG := instance/db-upgrade.log
+
 run: setup redis
-	FLASK_DEBUG=1 $(FLASK) db upgrade
-	FLASK_DEBUG=1 $(FLASK) demo load
-	-FLASK_DEBUG=1 $(FLASK) posts rerender  # a body too slow to render keeps its page
-	RATELIMIT_STORAGE_URI=$${RATELIMIT_STORAGE_URI:-redis://127.0.0.1:6379/0} \
-		$(FLASK) run --debug --host 127.0.0.1 --port 5000
+	@echo "Creating or upgrading the database..."
+	@mkdir -p $(dir $(UPGRADE_LOG))
+	@FLASK_DEBUG=1 $(FLASK) db upgrade > $(UPGRADE_LOG) 2>&1 \
+		|| { cat $(UPGRADE_LOG); echo "db upgrade failed (log in $(UPGRADE_LOG))"; exit 1; }
+	@echo "Loading the demo posts (only into an empty database)..."
+	@FLASK_DEBUG=1 $(FLASK) demo load
+	@echo "Bringing stored posts up to date with the Markdown pipeline..."
+	@# A body too slow to render keeps its page, so a failure here does not stop the run.
+	-@FLASK_DEBUG=1 $(FLASK) posts rerender
+	@echo "Serving on http://127.0.0.1:$(PORT) (Ctrl+C stops it)..."
+	@RATELIMIT_STORAGE_URI=$${RATELIMIT_STORAGE_URI:-redis://127.0.0.1:6379/0} \
+		SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} \
+		$(FLASK) run --debug --host 127.0.0.1 --port $(PORT)
 
 # Every test: three passes side by side, as they share nothing (each has its own databases,
 # files and ports). Each pass prints when it ends; then the slowest tests over all of them
@@ -55,9 +69,10 @@ test-sqlite: /usr/bin/java
 	TEST_DATABASE=sqlite $(UNIT) -m "not browser and not deploy" $(call PASS_ARGS,sqlite)
 
 # Only the tests that use the database (tests/conftest.py marks them from their fixtures):
-# the rest would run exactly as they do on SQLite. Tests marked one_store check what the
-# templates make of stored text, which the store does not change (tests/test_fuzz.py checks
-# that both stores keep every hostile string as written): they run on SQLite only.
+# the rest would run exactly as they do on SQLite. Tests marked one_store are those no store
+# can change: what the templates make of stored text (tests/test_fuzz.py checks that both
+# stores keep every hostile string as written), CPU time limits, image decoding, requests
+# refused before any lookup. Each says why where it is marked; they run on SQLite only.
 test-postgresql: /usr/bin/java
 	TEST_DATABASE=postgresql $(UNIT) -m "database and not one_store and not browser and not deploy" \
 		$(call PASS_ARGS,postgresql)
@@ -69,11 +84,12 @@ browser: setup /usr/bin/chromium /usr/sbin/nginx services
 	$(PYTEST) tests/browser tests/deploy $(call PASS_ARGS,browser)
 
 # Full-page screenshots of every kind of page (the browser suite's Site.paths: home, a topic,
-# page 2, a post, login, the editor, and any page added there) at phone and desktop widths, in
-# the light and the dark colour scheme, for review: artifacts/screenshots/NAME-WIDTH-SCHEME.png.
+# page 2, a post, login, the editor, and any page added there) and of a post's history and a
+# compare at phone and desktop widths, in the light and the dark colour scheme, for review:
+# artifacts/screenshots/NAME-WIDTH-SCHEME.png.
 screenshots: setup /usr/bin/chromium
 	rm -rf artifacts/screenshots
-	$(PYTEST) tests/browser/test_layout.py -k captured --screenshots
+	$(PYTEST) tests/browser/test_layout.py tests/browser/test_history.py -k captured --screenshots
 	@echo "Screenshots in artifacts/screenshots/"
 
 # Line coverage of blog/ over every test on SQLite, the browser suite included, in one
@@ -91,7 +107,7 @@ coverage: setup /usr/bin/chromium /usr/bin/java services
 MUTATION_DIR := artifacts/mutation
 MUTMUT  := $(abspath $(VENV))/bin/mutmut
 SAFETY_MUTANTS := blog.markup.x_sanitize__mutmut_* blog.web.htmx.x_* \
-	blog.authoring.editor.x__based_on__mutmut_* blog.authoring.editor.x__conflict__mutmut_* \
+	blog.authoring.editor.posts.x__based_on__mutmut_* blog.authoring.editor.posts.x__conflict__mutmut_* \
 	blog.authoring.store.x_update_post__mutmut_*
 PAGECACHE_MUTANTS := blog.web.pagecache.x*PageCache*key__mutmut_* \
 	blog.web.pagecache.x*PageCache*__call____mutmut_* blog.web.pagecache.x_clear__mutmut_* \
@@ -124,33 +140,38 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-setup: $(STAMP) $(HTMX) $(FONTS) cairo
+setup: $(STAMP) $(HTMX) $(FONTS) cairo /usr/bin/dot
 
 # The virtualenv starts without pip and gets uv, which installs the project's packages in
 # about 15 s where pip takes 45 s (most of a fresh clone's set-up). They are compiled to
 # bytecode at install, as pip does: where the environment turns bytecode writing off, every
 # process would otherwise compile them again.
 $(PY):
-	python3 -m venv --without-pip $(VENV) || { $(SUDO) apt-get update -qq && $(APT) python3-venv \
+	@echo "Creating the Python virtualenv ($(VENV))..."
+	@python3 -m venv --without-pip $(VENV) || { $(SUDO) apt-get update -qq && $(APT) python3-venv \
 		&& python3 -m venv --without-pip $(VENV); }
 
 $(UV): | $(PY)
-	python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(APT) python3-pip; }
-	python3 -m pip --python $(PY) install --quiet uv==0.13.9
+	@echo "Installing uv into $(VENV)..."
+	@python3 -m pip --version >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(APT) python3-pip; }
+	@python3 -m pip --python $(PY) install --quiet uv==0.13.9
 
 $(STAMP): pyproject.toml | $(UV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[serve,test]'
-	touch $@
+	@echo "Installing Python packages..."
+	@$(UV) pip install --quiet --compile-bytecode --python $(PY) -e '.[serve,test]'
+	@touch $@
 
 # No package needs its install scripts; vnu-jar's would fetch a Java runtime of its own
 # where none is installed yet, and Java comes from Debian (/usr/bin/java below).
 node_modules/.package-lock.json: package.json package-lock.json
-	command -v npm >/dev/null || { $(SUDO) apt-get update -qq && $(APT) nodejs npm; }
-	npm ci --no-audit --no-fund --loglevel=error --ignore-scripts
+	@echo "Installing front-end packages (npm)..."
+	@command -v npm >/dev/null || { $(SUDO) apt-get update -qq && $(APT) nodejs npm; }
+	@npm ci --no-audit --no-fund --loglevel=error --ignore-scripts >/dev/null
 
 $(HTMX): node_modules/.package-lock.json
-	mkdir -p $(dir $@)
-	cp node_modules/htmx.org/dist/htmx.min.js $@
+	@echo "Copying htmx into static/vendor/..."
+	@mkdir -p $(dir $@)
+	@cp node_modules/htmx.org/dist/htmx.min.js $@
 
 # The self-hosted fonts (npm's @fontsource-variable packages): the variable-weight Latin and
 # Latin Extended files site.css names (Inter upright and italic, JetBrains Mono upright), each
@@ -158,14 +179,15 @@ $(HTMX): node_modules/.package-lock.json
 INTER   := node_modules/@fontsource-variable/inter
 MONO    := node_modules/@fontsource-variable/jetbrains-mono
 $(FONTS): node_modules/.package-lock.json
-	mkdir -p $(dir $@)
-	cp $(INTER)/files/inter-latin-wght-normal.woff2 $(INTER)/files/inter-latin-ext-wght-normal.woff2 \
+	@echo "Copying the fonts into static/vendor/fonts/..."
+	@mkdir -p $(dir $@)
+	@cp $(INTER)/files/inter-latin-wght-normal.woff2 $(INTER)/files/inter-latin-ext-wght-normal.woff2 \
 		$(INTER)/files/inter-latin-wght-italic.woff2 $(INTER)/files/inter-latin-ext-wght-italic.woff2 \
 		$(MONO)/files/jetbrains-mono-latin-wght-normal.woff2 \
 		$(MONO)/files/jetbrains-mono-latin-ext-wght-normal.woff2 $(dir $@)
-	cp $(INTER)/LICENSE $(dir $@)inter-LICENSE.txt
-	cp $(MONO)/LICENSE $(dir $@)jetbrains-mono-LICENSE.txt
-	touch $@
+	@cp $(INTER)/LICENSE $(dir $@)inter-LICENSE.txt
+	@cp $(MONO)/LICENSE $(dir $@)jetbrains-mono-LICENSE.txt
+	@touch $@
 
 # The production stack on this machine (deploy/stack.py): nginx on 127.0.0.1:8080 in front
 # of two gunicorn app servers (8081, 8082), the `fieldnotes` PostgreSQL database (created,
@@ -198,7 +220,12 @@ serve-stop:
 	$(SUDO) apt-get update -qq
 	$(APT) default-jre-headless
 
-# Cairo, which CairoSVG loads at run time to render the PNG link previews (blog/reading/previews.py).
+# Graphviz, whose dot draws the ```dot diagrams in post bodies (blog/markup/diagrams.py).
+/usr/bin/dot:
+	$(SUDO) apt-get update -qq
+	$(APT) graphviz
+
+# Cairo, which CairoSVG loads at run time to render the PNG link previews (blog/media/previews.py).
 cairo:
 	@/sbin/ldconfig -p | grep -q 'libcairo\.so\.2 ' || { $(SUDO) apt-get update -qq && $(APT) libcairo2; }
 
@@ -209,7 +236,8 @@ services: redis
 
 redis:
 	@command -v redis-server >/dev/null || { $(SUDO) apt-get update -qq && $(APT) redis-server; }
-	@redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+	@redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 || { echo "Starting Redis on 127.0.0.1:6379..."; \
+		redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no; }
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor

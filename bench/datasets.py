@@ -1,7 +1,7 @@
 """Benchmark data sets: N published posts over 8 topics, built through the store and cached.
 
 A data set of `size` posts is a pure function of `size` and GENERATOR_VERSION: post `i` (0 is
-the newest) always has the same title, summary, body, topics, author and dates, whatever the
+the newest) always has the same title, summary, body, topics, authors and dates, whatever the
 size, so the first page of every size shows the same cards. Posts are saved with
 `blog.authoring.store.new_post` in batches, after `flask db upgrade`, exactly as the app saves them.
 
@@ -45,7 +45,8 @@ from bench.prose import Prose
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = Path(__file__).resolve().parent / ".data"
-GENERATOR_VERSION = 1
+# 2: a quarter of the posts have co-authors (one in twenty, two).
+GENERATOR_VERSION = 2
 POSTGRES_SERVER = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
@@ -98,6 +99,7 @@ class PostSpec:
     body: str
     topics: tuple[int, ...]
     author: int
+    coauthors: tuple[int, ...]  # after `author`, in order
     published_at: datetime
     updated_at: datetime | None
     featured: bool
@@ -137,6 +139,11 @@ def post_spec(index: int) -> PostSpec:
     second = (index * 5 + 3) % len(TOPICS)
     topics = (primary, second) if index % 3 == 0 and second != primary else (primary,)
     published = NEWEST - timedelta(hours=index)
+    author = (index * 7) % len(AUTHORS)
+    coauthors: tuple[int, ...] = ()
+    if index % 4 == 1:  # co-written: the author and one or two others
+        more = 2 if index % 20 == 1 else 1
+        coauthors = tuple((author + step * 5) % len(AUTHORS) for step in range(1, more + 1))
     return PostSpec(
         index=index,
         title=title,
@@ -144,7 +151,8 @@ def post_spec(index: int) -> PostSpec:
         summary=summary,
         body=body,
         topics=topics,
-        author=(index * 7) % len(AUTHORS),
+        author=author,
+        coauthors=coauthors,
         published_at=published,
         updated_at=published + timedelta(days=3) if index % 10 == 3 else None,
         featured=index % 97 == 5,
@@ -257,6 +265,7 @@ def load(url: str, size: int, log: Callable[[str], None] = print) -> None:
                         body=spec.body,
                         summary=spec.summary,
                         author=authors[spec.author],
+                        coauthors=[authors[a] for a in spec.coauthors],
                         topics=[topics[t] for t in spec.topics],
                         published_at=spec.published_at,
                         updated_at=spec.updated_at,

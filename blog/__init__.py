@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import click
@@ -11,9 +10,7 @@ from flask import Flask
 from flask.cli import FlaskGroup, run_command
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from blog.config import DEV_SECRET_KEY, INSTANCE_DIR, Config
-
-ROOT = Path(__file__).resolve().parent.parent
+from blog.config import DEV_SECRET_KEY, INSTANCE_DIR, ROOT, Config
 
 
 def _built_for_a_command() -> bool:
@@ -48,11 +45,21 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
             raise RuntimeError("SECRET_KEY is not set: refusing to start outside debug mode.")
     INSTANCE_DIR.mkdir(exist_ok=True)
 
-    from blog import cli, database
-    from blog.authoring import auth, body_images, editor, images
+    from blog import cli, database, media, roles
+    from blog.authoring import account_access, auth, body_images, editor
     from blog.extensions import db, htmx, migrate
-    from blog.reading import authors, feeds, pictures, previews, search, seo, views
-    from blog.web import errors, headers, hosts, pagecache, security, static, templating, versions
+    from blog.reading import authors, drafts, edit_links, feeds, search, seo, typed_preview, views
+    from blog.web import (
+        errors,
+        headers,
+        hosts,
+        limits,
+        pagecache,
+        security,
+        static,
+        templating,
+        versions,
+    )
     from blog.web.converters import RowIdConverter
 
     # Before any route is added: every id in a URL goes through the one converter.
@@ -68,6 +75,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     templating.init_app(app)
     security.init_app(app)
     errors.init_app(app)
+    roles.init_app(app)
+    limits.init_app(app)
     cli.init_app(app)
     versions.init_app(app)
     headers.init_app(app)
@@ -75,14 +84,17 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     seo.init_app(app)
     authors.init_app(app)
     app.register_blueprint(views.bp)
-    app.register_blueprint(pictures.bp)
-    app.register_blueprint(previews.bp)
+    media.init_app(app)
     app.register_blueprint(feeds.bp)
     app.register_blueprint(seo.bp)
     app.register_blueprint(search.bp)
+    app.register_blueprint(drafts.bp)
+    app.register_blueprint(drafts.shared)
+    app.register_blueprint(typed_preview.bp)
+    app.register_blueprint(edit_links.bp)
     auth.init_app(app)
+    account_access.init_app(app)
     editor.init_app(app)
-    app.register_blueprint(images.bp)
     body_images.init_app(app)
     # The WSGI layers around Flask, innermost first: responses that set a cookie are marked
     # no-store once every cookie is known; cached pages are answered before Flask runs; the

@@ -1,4 +1,4 @@
-"""Settings read from the environment, with the defaults documented in the README."""
+"""Settings read from the environment, with the defaults documented in docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 
 from blog.markup.budget import DEFAULT_LIMIT, seconds_from_env
 
-INSTANCE_DIR = Path(__file__).resolve().parent.parent / "instance"
+# The checkout: templates/, static/, migrations/ and demo/ sit beside the package.
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCE_DIR = ROOT / "instance"
 DEV_SECRET_KEY = "fieldnotes-development-only"
 
 
@@ -44,7 +46,7 @@ def database_url() -> str:
 
 
 class Config:
-    """Application settings; every name here is documented in the README."""
+    """Application settings; every name here is documented in docs/configuration.md."""
 
     SECRET_KEY = os.environ.get("SECRET_KEY") or None
     SQLALCHEMY_DATABASE_URI = database_url()
@@ -110,10 +112,16 @@ class Config:
     # Uploaded illustrations: the largest file accepted, and the request size around it.
     MAX_IMAGE_BYTES = _env_bytes("MAX_IMAGE_BYTES", 5 * 1024 * 1024)
     MAX_CONTENT_LENGTH = MAX_IMAGE_BYTES + 1024 * 1024
+    # Seconds of CPU time checking one uploaded image, or making one resized copy, may take.
+    IMAGE_TIME_LIMIT = seconds_from_env("IMAGE_TIME_LIMIT", 5.0)
     # One text field, in bytes: room for a body at its 200,000-character limit even when
     # every character takes four bytes in UTF-8, so such a body gets the 422 that names the
     # limit, not a 413. Within the megabyte MAX_CONTENT_LENGTH leaves beside an image.
     MAX_FORM_MEMORY_SIZE = 1_000_000
+    # One text field, in characters, in every form (blog/web/limits.py): twice the body's
+    # 200,000-character limit (blog/authoring/forms.py), as a browser may send each line end
+    # as CR LF. Longer text no form takes: it is refused with a 413 before any view reads it.
+    MAX_FORM_FIELD_CHARS = 400_000
 
     # Public address of the blog's home page: every absolute URL (feeds, sitemap, canonical,
     # OpenGraph) is built on it, never on the request's Host header.

@@ -83,8 +83,11 @@ def read(statement: sa.Executable, values: Mapping[str, Any] | None = None) -> s
 
 # Posts that never write: a login checks a password (slow on purpose), a preview renders
 # Markdown. Holding the write lock through them would stall every editor's save. Fetching
-# another site's image waits on that site, and takes the write lock itself to store it.
-READ_ONLY_POSTS = frozenset({"auth.login", "editor.preview", "body_images.fetch"})
+# another site's image waits on that site, and accepting an invitation or resetting a
+# password hashes one first: each takes the write lock itself to store what it made.
+READ_ONLY_POSTS = frozenset(
+    {"auth.login", "editor.preview", "body_images.fetch", "account.welcome", "account.reset"}
+)
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 

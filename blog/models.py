@@ -1,9 +1,11 @@
-"""The post store: posts, their topics, authors and images; editors and old slugs."""
+"""The post store: posts, their topics, authors and images; editors, old slugs and old paths."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
@@ -12,6 +14,7 @@ import sqlalchemy.orm as so
 from flask_login import UserMixin
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from blog import markup
 from blog.extensions import Base, db
 
 if TYPE_CHECKING:
@@ -22,6 +25,18 @@ else:
 DRAFT = "draft"
 PUBLISHED = "published"
 STATUSES = (DRAFT, PUBLISHED)
+# Where a draft stands in review: not sent, waiting for an editor, or sent back with a note.
+NOT_IN_REVIEW = ""
+IN_REVIEW = "in-review"
+SENT_BACK = "sent-back"
+REVIEW_STATES = (NOT_IN_REVIEW, IN_REVIEW, SENT_BACK)
+# What an account may do, least first: writers write their own drafts and send them for
+# review; editors review, edit and publish any post and tidy topics and authors; admins do
+# all that and manage accounts (blog/roles.py says which pages each one opens).
+WRITER = "writer"
+EDITOR = "editor"
+ADMIN = "admin"
+ROLES = (WRITER, EDITOR, ADMIN)
 # scrypt with N=2**17, r=8, p=1: at or above the OWASP minimum for password storage.
 PASSWORD_METHOD = "scrypt:131072:8:1"
 
@@ -34,6 +49,18 @@ def was_revised(published: datetime | None, updated: datetime | None) -> bool:
 def new_session_token() -> str:
     """A fresh random token for an editor's sessions."""
     return secrets.token_urlsafe(24)
+
+
+def new_link_token() -> str:
+    """A fresh secret for a link that opens something by itself (a draft link, an invite, a
+    password reset): 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def token_digest(token: str) -> str:
+    """What the store keeps of a link's token: its SHA-256, never the token itself (a
+    random 256-bit token needs no slow hash; a copy of the database opens nothing)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def utcnow() -> datetime:
@@ -119,6 +146,26 @@ class PostTopic(Model):
     topic: so.Mapped[Topic] = so.relationship(lazy="joined")
 
 
+class PostAuthor(Model):
+    """Credits an author on a post; position 0 is the post's first author (`Post.author`)."""
+
+    __tablename__ = "post_authors"
+    __table_args__ = (
+        # An author's page finds the posts they co-wrote (position > 0) from this index alone;
+        # those they wrote first it finds on posts (ix_posts_author_listing).
+        sa.Index("ix_post_authors_author", "author_id", "position", "post_id"),
+    )
+
+    post_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True
+    )
+    # No cascade: an author still credited is merged or kept, never deleted under a post.
+    author_id: so.Mapped[int] = so.mapped_column(sa.ForeignKey("authors.id"), primary_key=True)
+    position: so.Mapped[int] = so.mapped_column(default=0)
+
+    author: so.Mapped[Author] = so.relationship(lazy="joined")
+
+
 class Image(Model):
     """An uploaded picture, cleaned of metadata and stored by content hash."""
 
@@ -164,6 +211,7 @@ class Post(Model):
     __tablename__ = "posts"
     __table_args__ = (
         sa.CheckConstraint(f"status IN {STATUSES!r}", name="status"),
+        sa.CheckConstraint(f"review_state IN {REVIEW_STATES!r}", name="review_state"),
         # The listing and its topic pages walk published posts newest first.
         sa.Index("ix_posts_listing", "status", "published_at", "id"),
         sa.Index("ix_posts_featured", "featured", "status", "published_at"),
@@ -201,6 +249,8 @@ class Post(Model):
     social_image_id: so.Mapped[int | None] = so.mapped_column(
         sa.ForeignKey("images.id", ondelete="SET NULL"), index=True
     )
+    # The first author, kept in step with the post's author links (set_authors): listings
+    # read it from the row, and an author's page walks ix_posts_author_listing for it.
     author_id: so.Mapped[int] = so.mapped_column(sa.ForeignKey("authors.id"))
     primary_topic_id: so.Mapped[int | None] = so.mapped_column(
         sa.ForeignKey("topics.id"), index=True
@@ -216,9 +266,18 @@ class Post(Model):
     # The post's permanent identity, fixed when it is created: feed entry ids are built on
     # it, and export and import carry it (`id:`), whereas the database id changes with them.
     uid: so.Mapped[uuid.UUID] = so.mapped_column(sa.Uuid, unique=True, default=uuid.uuid4)
-    # The drawing chosen by hand (blog/reading/drawing_spec.py), stored in its one spelling;
+    # The drawing chosen by hand (blog/media/drawing_spec.py), stored in its one spelling;
     # empty: the post's words choose it.
     illustration: so.Mapped[str] = so.mapped_column(sa.String(300), default="", server_default="")
+    # The account that created the post: its writer, who may change it while it is a draft.
+    # None for posts an import or the demo made (only editors change those).
+    created_by_id: so.Mapped[int | None] = so.mapped_column(
+        sa.ForeignKey("editors.id", ondelete="SET NULL"), index=True
+    )
+    # Where the draft stands in review (REVIEW_STATES); back to "" when it is published.
+    review_state: so.Mapped[str] = so.mapped_column(
+        sa.String(16), default=NOT_IN_REVIEW, server_default=""
+    )
 
     __mapper_args__ = {"version_id_col": lock_version}
 
@@ -230,6 +289,9 @@ class Post(Model):
     topic_links: so.Mapped[list[PostTopic]] = so.relationship(
         order_by=PostTopic.position, cascade="all, delete-orphan", passive_deletes=True
     )
+    author_links: so.Mapped[list[PostAuthor]] = so.relationship(
+        order_by=PostAuthor.position, cascade="all, delete-orphan", passive_deletes=True
+    )
 
     def __repr__(self) -> str:
         return f"<Post {self.slug}>"
@@ -240,18 +302,48 @@ class Post(Model):
         return [link.topic for link in self.topic_links]
 
     def set_topics(self, topics: list[Topic]) -> None:
-        """Replace the post's topics, keeping the primary-topic shortcut in step."""
-        if not topics:
-            raise ValueError("a post needs at least one topic")
+        """Replace the post's topics, keeping the primary-topic shortcut in step (None for a
+        draft that has no topic yet; the store refuses to publish one)."""
         self.topic_links = [
             PostTopic(topic=topic, position=index) for index, topic in enumerate(topics)
         ]
-        self.primary_topic = topics[0]
+        self.primary_topic = topics[0] if topics else None
+
+    @property
+    def authors(self) -> list[Author]:
+        """Authors in order; the first is `author` (a post written outside the store, with no
+        author links, has that one alone)."""
+        return [link.author for link in self.author_links] or [self.author]
+
+    def set_authors(self, authors: Sequence[Author]) -> None:
+        """Credit the post to these authors in order, each once, keeping `author` the first."""
+        credited = list(dict.fromkeys(authors))
+        if not credited:
+            raise ValueError("a post needs at least one author")
+        self.author_links = [
+            PostAuthor(author=author, position=index) for index, author in enumerate(credited)
+        ]
+        self.author = credited[0]
 
     @property
     def was_updated(self) -> bool:
         """True when the post was revised after it was first published."""
         return was_revised(self.published_at, self.updated_at)
+
+    def take_render(self, markdown_text: str, rendered: markup.Rendered) -> None:
+        """Hold this Markdown and its render: the HTML, reading time, table of contents (when
+        the post has enough sections for one) and the card's excerpt, which is the summary
+        or, without one, the render's. The one place a render is put on a post."""
+        self.body_markdown = markdown_text
+        self.body_html = rendered.html
+        self.reading_minutes = rendered.reading_minutes
+        self.toc = (
+            [[entry.level, entry.id, entry.title] for entry in rendered.toc]
+            if rendered.show_toc
+            else []
+        )
+        self.render_version = markup.PIPELINE_VERSION
+        self.excerpt = (self.summary or "").strip() or rendered.summary
 
 
 def max_length(column: sa.ColumnElement[str]) -> int:
@@ -309,10 +401,34 @@ class SlugRedirect(Model):
         return f"<SlugRedirect {self.old_slug}>"
 
 
+class OldAddress(Model):
+    """A path a post answered at on the site it was moved from: it answers with a 301.
+
+    Kept as `blog.catalog.address_key` spells it (no trailing slash, `.html` or
+    `index.html`), so each form of the old link finds the post.
+    """
+
+    __tablename__ = "old_addresses"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    path: so.Mapped[str] = so.mapped_column(sa.String(500), unique=True)
+    post_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("posts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+
+    post: so.Mapped[Post] = so.relationship()
+
+    def __repr__(self) -> str:
+        return f"<OldAddress {self.path}>"
+
+
 class Editor(UserMixin, Model):
-    """Someone who may log in to write and publish posts."""
+    """Someone who may log in to write (and, by their role, publish posts or manage
+    accounts)."""
 
     __tablename__ = "editors"
+    __table_args__ = (sa.CheckConstraint(f"role IN {ROLES!r}", name="role"),)
 
     id: so.Mapped[int] = so.mapped_column(primary_key=True)
     email: so.Mapped[str] = so.mapped_column(sa.String(254), unique=True)
@@ -323,9 +439,21 @@ class Editor(UserMixin, Model):
     # Carried by the session cookie and replaced at every login, logout and password change:
     # a copy of the cookie taken before then no longer opens anything.
     session_token: so.Mapped[str] = so.mapped_column(sa.String(64), default=new_session_token)
+    # What the account may do (ROLES). Accounts from before roles existed are admins.
+    role: so.Mapped[str] = so.mapped_column(sa.String(16), default=ADMIN, server_default=ADMIN)
 
     def __repr__(self) -> str:
         return f"<Editor {self.email}>"
+
+    @property
+    def publishes(self) -> bool:
+        """Editors and admins review, publish and change every post; writers do not."""
+        return self.role in (EDITOR, ADMIN)
+
+    @property
+    def is_admin(self) -> bool:
+        """Admins manage accounts besides everything editors do."""
+        return self.role == ADMIN
 
     def get_id(self) -> str:
         """What the session cookie stores: the account and its current session token."""
@@ -371,13 +499,22 @@ class PostRevision(Model):
     summary: so.Mapped[str] = so.mapped_column(sa.Text, default="")
     body_markdown: so.Mapped[str] = so.mapped_column(sa.Text, default="")
     topics: so.Mapped[list] = so.mapped_column(sa.JSON, default=list)  # names, in order
-    author_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    author_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")  # the first
+    # Every author's name, in order; empty in revisions made before co-authors (migration
+    # 0022), which name their one author in author_name.
+    authors: so.Mapped[list] = so.mapped_column(sa.JSON, default=list, server_default="[]")
     status: so.Mapped[str] = so.mapped_column(sa.String(16))
     published_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
     updated_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
     image_alt: so.Mapped[str | None] = so.mapped_column(sa.String(500))
     meta_description: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
     illustration: so.Mapped[str] = so.mapped_column(sa.String(300), default="", server_default="")
+    # The pictures' hashes ("" for none) and the flags, for three-way merges; NULL (unknown)
+    # in revisions made before migration 0025.
+    image_sha256: so.Mapped[str | None] = so.mapped_column(sa.String(64))
+    social_image_sha256: so.Mapped[str | None] = so.mapped_column(sa.String(64))
+    featured: so.Mapped[bool | None]
+    editors_pick: so.Mapped[bool | None]
 
     def __repr__(self) -> str:
         return f"<PostRevision {self.post_id}#{self.id} {self.kind}>"
@@ -401,3 +538,128 @@ class TrashedPost(Model):
 
     def __repr__(self) -> str:
         return f"<TrashedPost {self.post_id}>"
+
+
+class EditorPresence(Model):
+    """An editor who has a post open in the editor: since when (this visit) and when their
+    page last said so. Rows older than a minute are ignored (blog/authoring/presence.py)."""
+
+    __tablename__ = "editor_presence"
+
+    post_id: so.Mapped[int] = so.mapped_column(primary_key=True, autoincrement=False)
+    editor_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("editors.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    opened_at: so.Mapped[datetime]
+    seen_at: so.Mapped[datetime]
+
+    def __repr__(self) -> str:
+        return f"<EditorPresence {self.editor_id} on {self.post_id}>"
+
+
+class PendingChange(Model):
+    """Changes to a published post saved as a draft ("Save draft", an autosave, a restore):
+    the editor's form as sent, waiting for "Update". Readers, feeds, search and the page cache
+    read only the post's own columns, so nothing here reaches them; one row per post, gone
+    with it (ON DELETE CASCADE).
+
+    `based_on` is the post's lock version the changes started from (a save made since is
+    merged with them); `version` counts the row's writes, so an editor's tab that loaded an
+    older one cannot overwrite another editor's changes.
+    """
+
+    __tablename__ = "pending_changes"
+
+    post_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    # The form's fields as sent, each name to its list of values (files kept by hash).
+    fields: so.Mapped[dict] = so.mapped_column(sa.JSON)
+    based_on: so.Mapped[int]
+    version: so.Mapped[int] = so.mapped_column(default=1)
+    editor_id: so.Mapped[int | None] = so.mapped_column(
+        sa.ForeignKey("editors.id", ondelete="SET NULL")
+    )
+    editor_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    saved_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    # True when the last write was an autosave rather than "Save draft".
+    autosaved: so.Mapped[bool] = so.mapped_column(default=False)
+
+    def __repr__(self) -> str:
+        return f"<PendingChange {self.post_id} v{self.version}>"
+
+
+class PostEvent(Model):
+    """A change of a post's state: sent for review, sent back (with the note), published,
+    scheduled, unpublished. The history shows them beside the revisions.
+
+    Like revisions, events name their post by id without a foreign key and their editor as
+    text, so they outlive a deleted post and a renamed account.
+    """
+
+    __tablename__ = "post_events"
+    __table_args__ = (sa.Index("ix_post_events_post", "post_id", "id"),)
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    post_id: so.Mapped[int]
+    kind: so.Mapped[str] = so.mapped_column(sa.String(16))
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    editor_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    # What an editor wrote when sending a draft back; empty for other events.
+    note: so.Mapped[str] = so.mapped_column(sa.Text, default="", server_default="")
+
+    def __repr__(self) -> str:
+        return f"<PostEvent {self.post_id}#{self.id} {self.kind}>"
+
+
+class DraftLink(Model):
+    """A private link that shows a draft to whoever has it, until it expires, is revoked, or
+    the post is published or deleted (blog/draft_links.py holds the rule)."""
+
+    __tablename__ = "draft_links"
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    post_id: so.Mapped[int] = so.mapped_column(
+        sa.ForeignKey("posts.id", ondelete="CASCADE"), index=True
+    )
+    # The SHA-256 of the link's token (token_digest): the token is shown once, never kept.
+    token_hash: so.Mapped[str] = so.mapped_column(sa.String(64), unique=True)
+    created_by_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    expires_at: so.Mapped[datetime]
+
+    def __repr__(self) -> str:
+        return f"<DraftLink {self.post_id} until {self.expires_at:%Y-%m-%d %H:%M}>"
+
+
+INVITE = "invite"
+PASSWORD_RESET = "reset"
+
+
+class AccountLink(Model):
+    """A one-time link an admin makes: an invitation to create an account with a role, or a
+    password reset for an account. Used once (`used_at`), or never after `expires_at`."""
+
+    __tablename__ = "account_links"
+    __table_args__ = (
+        sa.CheckConstraint(f"purpose IN {(INVITE, PASSWORD_RESET)!r}", name="purpose"),
+    )
+
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    purpose: so.Mapped[str] = so.mapped_column(sa.String(16))
+    token_hash: so.Mapped[str] = so.mapped_column(sa.String(64), unique=True)
+    # The address invited, or the address of the account whose password it resets.
+    email: so.Mapped[str] = so.mapped_column(sa.String(254))
+    # The role an invited account gets; None for a reset.
+    role: so.Mapped[str | None] = so.mapped_column(sa.String(16))
+    # The account a reset is for; None for an invitation.
+    editor_id: so.Mapped[int | None] = so.mapped_column(
+        sa.ForeignKey("editors.id", ondelete="CASCADE"), index=True
+    )
+    created_by_name: so.Mapped[str] = so.mapped_column(sa.String(120), default="")
+    created_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
+    expires_at: so.Mapped[datetime]
+    used_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
+
+    def __repr__(self) -> str:
+        return f"<AccountLink {self.purpose} {self.email}>"

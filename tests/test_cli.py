@@ -116,6 +116,7 @@ EVERY_COMMAND = {
     "editors enable": (["ada@example.com"], None),
     "editors set-password": (["ada@example.com"], PASSWORD * 2),
     "editors rename": (["ada@example.com", "--name", "Ada"], None),
+    "editors set-role": (["ada@example.com", "writer"], None),
 }
 
 

@@ -188,8 +188,10 @@ def test_post_uid_fills_every_row_and_keeps_triggers(empty_database_url):
         if db.engine.dialect.name == "sqlite":
             assert "AUTOINCREMENT" in _posts_table_sql()
         db.session.commit()
+        # Another post's uid: the rows above come in no set order, and the first may be post 2's.
+        first = db.session.scalar(sa.select(Post.uid).where(Post.id == 1))
         with pytest.raises(sa.exc.IntegrityError):
-            db.session.execute(sa.update(Post).where(Post.id == 2).values(uid=uids[0]))
+            db.session.execute(sa.update(Post).where(Post.id == 2).values(uid=first))
         db.session.rollback()
         flask_migrate.downgrade(revision="0013_session_tokens")
         columns = {c["name"] for c in sa.inspect(db.engine).get_columns("posts")}
@@ -366,5 +368,107 @@ def test_topic_redirects_and_descriptions_come_and_go(empty_database_url):
         assert "topic_redirects" not in sa.inspect(db.engine).get_table_names()
         assert _triggers_on_topics() == triggers
         assert db.session.scalar(sa.text("SELECT count(*) FROM post_topics")) == 1
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_post_authors_credit_each_post_its_author_and_go_back(empty_database_url):
+    """0022 makes each existing post's author its first and only author and gives revisions
+    an empty authors list, without rebuilding posts (its triggers stay); the downgrade drops
+    both and keeps the posts."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    with app.app_context():
+        flask_migrate.upgrade(revision="0013_session_tokens")
+        for statement in _old_posts(3):
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+        flask_migrate.upgrade(revision="0021_revision_illustration")
+        db.session.execute(
+            sa.text(
+                "INSERT INTO post_revisions (post_id, kind, created_at, editor_name, title,"
+                " slug, summary, body_markdown, topics, author_name, status)"
+                " VALUES (1, 'save', '2024-01-01 00:00:00', '', 'P', 'p1', '', 'Body.', '[]',"
+                " 'Ada Example', 'published')"
+            )
+        )
+        triggers = _triggers_on_posts()
+        db.session.commit()
+        flask_migrate.upgrade(revision="0022_post_authors")
+        links = db.session.execute(
+            sa.text("SELECT post_id, author_id, position FROM post_authors ORDER BY post_id")
+        )
+        assert links.all() == [(1, 1, 0), (2, 1, 0), (3, 1, 0)]
+        kept = db.session.scalar(sa.text("SELECT authors FROM post_revisions"))
+        assert (json.loads(kept) if isinstance(kept, str) else kept) == []
+        assert _triggers_on_posts() == triggers
+        indexes = {
+            index["name"]: index["column_names"]
+            for index in sa.inspect(db.engine).get_indexes("post_authors")
+        }
+        assert indexes == {"ix_post_authors_author": ["author_id", "position", "post_id"]}
+        db.session.commit()
+        with pytest.raises(sa.exc.IntegrityError):  # an author credited is never deleted
+            db.session.execute(sa.text("DELETE FROM authors"))
+        db.session.rollback()
+        flask_migrate.downgrade(revision="0021_revision_illustration")
+        assert "post_authors" not in sa.inspect(db.engine).get_table_names()
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("post_revisions")}
+        assert "authors" not in columns
+        assert db.session.scalar(sa.text("SELECT count(*) FROM posts")) == 3
+        assert _triggers_on_posts() == triggers
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_editorial_roles_make_every_account_an_admin_and_go_back(empty_database_url):
+    """0024 makes every existing account an admin, gives posts no writer and no review
+    state, keeps every row, trigger and SQLite's AUTOINCREMENT, refuses an unknown role,
+    and adds the events, draft links and account links; its downgrade drops them all."""
+    app = create_app({"SECRET_KEY": "x", "SQLALCHEMY_DATABASE_URI": empty_database_url})
+    new_tables = {"post_events", "draft_links", "account_links"}
+    with app.app_context():
+        flask_migrate.upgrade(revision="0013_session_tokens")
+        for statement in _old_posts(3):
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+        flask_migrate.upgrade(revision="0023_old_addresses")
+        db.session.execute(
+            sa.text(
+                "INSERT INTO editors (id, email, name, password_hash, active, created_at,"
+                " session_token) VALUES (1, 'ada@example.com', 'Ada', 'x', true,"
+                " '2024-01-01 00:00:00', 'token')"
+            )
+        )
+        triggers = _triggers_on_posts()
+        db.session.commit()
+        flask_migrate.upgrade(revision="0024_editorial_roles")
+        assert db.session.scalar(sa.text("SELECT role FROM editors")) == "admin"
+        rows = db.session.execute(sa.text("SELECT created_by_id, review_state FROM posts"))
+        assert [tuple(row) for row in rows] == [(None, "")] * 3
+        assert _triggers_on_posts() == triggers
+        assert db.session.scalar(sa.text("SELECT published_count FROM topics")) == 3
+        assert new_tables <= set(sa.inspect(db.engine).get_table_names())
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
+        db.session.execute(sa.text("UPDATE posts SET created_by_id = 1"))
+        db.session.commit()
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.execute(sa.text("UPDATE editors SET role = 'owner'"))
+        db.session.rollback()
+        with pytest.raises(sa.exc.IntegrityError):
+            db.session.execute(sa.text("UPDATE posts SET review_state = 'approved'"))
+        db.session.rollback()
+        db.session.execute(sa.text("DELETE FROM editors"))
+        assert db.session.scalar(sa.text("SELECT count(created_by_id) FROM posts")) == 0
+        db.session.commit()
+        flask_migrate.downgrade(revision="0023_old_addresses")
+        assert not new_tables & set(sa.inspect(db.engine).get_table_names())
+        columns = {c["name"] for c in sa.inspect(db.engine).get_columns("posts")}
+        assert not columns & {"created_by_id", "review_state"}
+        assert "role" not in {c["name"] for c in sa.inspect(db.engine).get_columns("editors")}
+        assert db.session.scalar(sa.text("SELECT count(*) FROM posts")) == 3
+        assert _triggers_on_posts() == triggers
+        if db.engine.dialect.name == "sqlite":
+            assert "AUTOINCREMENT" in _posts_table_sql()
         db.session.remove()
         db.engine.dispose()

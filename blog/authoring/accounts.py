@@ -1,5 +1,5 @@
 """`flask --app blog editors ...`: create, list, rename, disable and enable editor accounts,
-and set their passwords."""
+set their roles and their passwords."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import click
 import sqlalchemy as sa
 from email_validator import EmailNotValidError, validate_email
 
+from blog.authoring import account_links
 from blog.authoring.auth import normalised_email
-from blog.cli import TablesGroup
+from blog.commands import TablesGroup
 from blog.database import begin_write
 from blog.extensions import db
-from blog.models import Editor, new_session_token
+from blog.models import ADMIN, ROLES, Editor, new_session_token
 
 editors = TablesGroup("editors", help="Editor accounts: who may log in and write.")
 
@@ -21,6 +22,7 @@ MIN_PASSWORD = 12
 MAX_PASSWORD = 1024
 MAX_NAME = 120
 
+role_choice = click.Choice(ROLES)
 password_stdin_option = click.option(
     "--password-stdin",
     is_flag=True,
@@ -79,8 +81,16 @@ def _editor(email: str) -> Editor:
 @editors.command("create")
 @click.argument("email")
 @click.option("--name", required=True, help="The name shown to other editors.")
+@click.option(
+    "--role",
+    type=role_choice,
+    default=ADMIN,
+    show_default=True,
+    help="writer: own drafts, sent for review; editor: every post, topics and authors; "
+    "admin: all that and accounts.",
+)
 @password_stdin_option
-def create(email: str, name: str, password_stdin: bool) -> None:
+def create(email: str, name: str, role: str, password_stdin: bool) -> None:
     """Create an editor account (the password is asked for, never given as an argument)."""
     address = _checked_email(email)
     name = _checked_name(name)
@@ -89,7 +99,9 @@ def create(email: str, name: str, password_stdin: bool) -> None:
     # No transaction stays open while the password is typed and hashed: the write itself is
     # short and takes the write lock first.
     db.session.rollback()
-    editor = Editor(email=address, name=name, password_hash=_password_hash(password_stdin))
+    editor = Editor(
+        email=address, name=name, role=role, password_hash=_password_hash(password_stdin)
+    )
     begin_write()
     db.session.add(editor)
     try:
@@ -97,7 +109,7 @@ def create(email: str, name: str, password_stdin: bool) -> None:
     except sa.exc.IntegrityError:
         db.session.rollback()
         raise click.ClickException(f"An editor account for {address} already exists.") from None
-    click.echo(f"Created editor {name} <{address}>.")
+    click.echo(f"Created editor {name} <{address}>. Role: {role}.")
 
 
 @editors.command("list")
@@ -111,7 +123,9 @@ def list_() -> None:
     for editor in accounts:
         state = "active" if editor.active else "disabled"
         since = editor.created_at.date().isoformat()
-        click.echo(f"{editor.email:<{width}}  {state:<8}  since {since}  {editor.name}")
+        click.echo(
+            f"{editor.email:<{width}}  {state:<8}  {editor.role:<6}  since {since}  {editor.name}"
+        )
 
 
 def _update(email: str, **values: object) -> Editor:
@@ -124,16 +138,34 @@ def _update(email: str, **values: object) -> Editor:
     return editor
 
 
+NO_ADMIN = (
+    "Warning: no active admin is left, so nobody can manage accounts in the browser. Make "
+    "one with `flask --app blog editors set-role EMAIL admin`."
+)
+
+
+def _change(email: str, *, role: str | None = None, active: bool | None = None) -> Editor:
+    """Give one account a role or a state under the write lock, and commit; warn when no
+    active admin is left (the browser never allows that; here it may be meant)."""
+    begin_write()
+    editor = _editor(email)
+    account_links.change(editor, role=role, active=active, keep_admin=False)
+    db.session.commit()
+    if not account_links.has_active_admin():
+        click.echo(NO_ADMIN, err=True)
+    return editor
+
+
 def _set_active(email: str, active: bool) -> None:
     """Allow or stop logins for one account, and say so."""
-    editor = _update(email, active=active)
+    editor = _change(email, active=active)
     click.echo(f"{'Enabled' if active else 'Disabled'} {editor.email}.")
 
 
 @editors.command("disable")
 @click.argument("email")
 def disable(email: str) -> None:
-    """Stop an account from logging in; its open sessions end at their next request."""
+    """Stop an account from logging in; its open sessions end at once."""
     _set_active(email, False)
 
 
@@ -164,3 +196,12 @@ def rename(email: str, name: str) -> None:
     """Change the name an account is shown under."""
     editor = _update(email, name=_checked_name(name))
     click.echo(f"Renamed editor {editor.name} <{editor.email}>.")
+
+
+@editors.command("set-role")
+@click.argument("email")
+@click.argument("role", type=role_choice)
+def set_role(email: str, role: str) -> None:
+    """Give an account a role: writer, editor or admin."""
+    editor = _change(email, role=role)
+    click.echo(f"{editor.email} is now {editor.role}.")

@@ -11,7 +11,9 @@ import sqlalchemy as sa
 from flask import (
     Blueprint,
     Flask,
+    after_this_request,
     current_app,
+    g,
     redirect,
     render_template,
     request,
@@ -22,7 +24,7 @@ from flask.wrappers import Response
 from flask_limiter import RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
-from flask_wtf.csrf import CSRFError
+from flask_wtf.csrf import CSRFError, generate_csrf
 from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -31,7 +33,7 @@ from blog.authoring.store import clean_text
 from blog.database import begin_write
 from blog.extensions import db, limiter, login_manager
 from blog.models import PASSWORD_METHOD, Editor
-from blog.web import serving
+from blog.web import htmx, serving, viewer
 
 bp = Blueprint("auth", __name__)
 
@@ -100,11 +102,34 @@ def _editor_for(email: str, password: str) -> Editor | None:
     return None
 
 
+# The post editor's login dialog (an ended session, met by a save) sends its login with htmx
+# and shows what went wrong in this element; it never leaves the page.
+DIALOG_PROBLEM = "session-login-problem"
+DIALOG = {DIALOG_PROBLEM: "problem"}
+
+
 def _login_page(form: LoginForm, status: int = 200, error: str | None = None) -> Response:
-    """The login page with the form as typed (never the password) and an optional message."""
+    """The login page with the form as typed (never the password) and an optional message;
+    for the editor's login dialog, only the message, with a fresh token to try again."""
+    if htmx.fragment_for(DIALOG) is not None:
+        problem = error or next(iter(form.errors.values()), ["Enter your email and password."])
+        message = problem if isinstance(problem, str) else " ".join(problem)
+        response = htmx.render("auth/_session_dialog.html", "problem", status, problem=message)
+        response.headers["HX-Retarget"] = "#" + DIALOG_PROBLEM  # shown although it is a 4xx
+        response.headers["X-CSRF-Token"] = generate_csrf()
+        return response
     form.password.data = ""
     page = render_template("auth/login.html", form=form, error=error)
     return current_app.make_response((page, status))
+
+
+def _logged_in_again() -> Response:
+    """The dialog's login worked: no page to go to, only the new session's form token, which
+    the editor's form takes before its save is sent again."""
+    response = current_app.make_response(("", 204))
+    response.headers["X-CSRF-Token"] = generate_csrf()
+    response.vary.update(htmx.VARY)
+    return response
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -135,11 +160,13 @@ def login() -> BaseResponse:
     editor = _editor_for(normalised_email(form.email.data), form.password.data or "")
     if editor is None:
         return _login_page(form, FAILED, WRONG_CREDENTIALS)
-    _start_session(editor.id)
+    start_session(editor.id)
+    if htmx.fragment_for(DIALOG) is not None:
+        return _logged_in_again()
     return redirect(target, 303)
 
 
-def _start_session(editor_id: int) -> None:
+def start_session(editor_id: int) -> None:
     """Log the editor in on a new session token, and drop the CSRF token issued before.
 
     The password check above ran without the write lock (it is slow on purpose); the token
@@ -152,7 +179,9 @@ def _start_session(editor_id: int) -> None:
     editor.end_sessions()
     db.session.commit()
     session.pop("csrf_token", None)
+    g.pop("csrf_token", None)  # the copy flask_wtf keeps for this request: the next is new
     login_user(editor)
+    after_this_request(viewer.mark_editor)  # its pages may offer it an Edit link
 
 
 @bp.errorhandler(RateLimitExceeded)
@@ -186,6 +215,7 @@ def logout() -> BaseResponse:
             current_user.end_sessions()  # every copy of the cookie ends with this one
             db.session.commit()
         logout_user()
+        after_this_request(viewer.unmark_editor)
     return redirect(url_for("public.home"), 303)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-import sqlalchemy as sa
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.wrappers import Response
 from flask_login import current_user
@@ -17,11 +16,18 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from blog.authoring import fetching
 from blog.authoring.forms import IMAGE_ALT_MAX
-from blog.authoring.images import ImageError, image_url, store_image
 from blog.authoring.store import clean_text
 from blog.database import begin_write
 from blog.extensions import db
 from blog.markup.images import external_sources
+from blog.media.images import (
+    ImageError,
+    commit_image,
+    image_url,
+    megabytes,
+    too_large,
+    upload_bytes,
+)
 
 bp = Blueprint("body_images", __name__, url_prefix="/editor/images")
 
@@ -62,13 +68,13 @@ def _csrf_refused(error: CSRFError) -> Response:
 
 @bp.errorhandler(RequestEntityTooLarge)
 def _too_large(error: RequestEntityTooLarge) -> Response:
-    """A request over the size limit, refused before it is read."""
-    return _refused(413, f"The image is larger than the limit of {_limit_text()}.")
-
-
-def _limit_text() -> str:
-    """The image size limit as editors read it."""
-    return f"{current_app.config['MAX_IMAGE_BYTES'] / (1024 * 1024):g} MB"
+    """A request over the size limit, refused before it is read: the size it announced is
+    the image's, give or take its form fields."""
+    limit = current_app.config["MAX_IMAGE_BYTES"]
+    size = request.content_length
+    if size is None:
+        return _refused(413, f"This image is larger than the limit of {megabytes(limit)}.")
+    return _refused(413, too_large(max(size, limit + 1), limit))
 
 
 def markdown_image(alt: str, src: str) -> str:
@@ -80,17 +86,11 @@ def markdown_image(alt: str, src: str) -> str:
 def _stored(data: bytes) -> Response | str:
     """Store an upload and give its address, or the refusal (415 when it is no image)."""
     try:
-        image = store_image(data)
+        image = commit_image(data)
     except ImageError as error:
         db.session.rollback()
         return _refused(415 if error.status == 400 else error.status, error.message)
-    src = image_url(image)
-    try:
-        db.session.commit()
-    except sa.exc.IntegrityError:
-        # Another editor stored the same image at this moment: theirs is the same bytes.
-        db.session.rollback()
-    return src
+    return image_url(image)
 
 
 @bp.post("")
@@ -112,8 +112,11 @@ def upload() -> Response:
     upload = request.files.get("image")
     if upload is None or not upload.filename:
         return _refused(422, "Choose an image file to upload.")
-    limit = current_app.config["MAX_IMAGE_BYTES"]
-    stored = _stored(upload.stream.read(limit + 1))
+    try:
+        data = upload_bytes(upload.stream)
+    except ImageError as error:
+        return _refused(error.status, error.message)
+    stored = _stored(data)
     if isinstance(stored, Response):
         return stored
     return _answer(201, src=stored, markdown=markdown_image(alt, stored))

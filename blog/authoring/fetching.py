@@ -3,8 +3,9 @@
 Only http and https, only to public addresses: every address a name resolves to is checked
 before connecting, and the connection goes to the checked address (a name that answers
 differently the second time cannot lead the fetch to a private one). Each redirect is
-checked the same way, at most MAX_REDIRECTS of them; the whole fetch has FETCH_TIMEOUT
-seconds and reads at most the image size limit.
+checked the same way, at most MAX_REDIRECTS of them; the whole fetch (name lookups,
+connections, status lines, headers and bodies, however slowly the other site sends them)
+ends within FETCH_TIMEOUT seconds and reads at most the image size limit.
 """
 
 from __future__ import annotations
@@ -12,10 +13,15 @@ from __future__ import annotations
 import concurrent.futures
 import http.client
 import ipaddress
+import math
 import socket
 import ssl
 import time
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer, WriteableBuffer
 
 FETCH_TIMEOUT = 5.0  # seconds for the whole fetch, redirects included
 MAX_REDIRECTS = 3
@@ -39,15 +45,71 @@ class FetchRefused(ValueError):
         self.status = status
 
 
-class _PinnedHTTP(http.client.HTTPConnection):
-    """An HTTP connection to an address checked beforehand, naming the host as asked."""
+def _left(deadline: float) -> float:
+    """Seconds until `deadline`; TimeoutError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the fetch's deadline has passed")
+    return left
 
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
-        super().__init__(host, port, timeout=timeout)
+
+class _DeadlineSocket(socket.socket):
+    """A socket whose every send and receive ends by the fetch's deadline.
+
+    A timeout per receive is not a deadline: a site that sends its status line, headers or
+    chunk sizes a byte at a time keeps each receive short and the fetch going for as long as
+    it likes. Before each call the timeout is set to the time the fetch has left.
+    """
+
+    deadline = math.inf
+
+    def recv_into(self, buffer: WriteableBuffer, nbytes: int = 0, flags: int = 0) -> int:
+        """Receive, waiting no later than the deadline."""
+        self.settimeout(_left(self.deadline))
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data: ReadableBuffer, flags: int = 0, /) -> None:
+        """Send, waiting no later than the deadline."""
+        self.settimeout(_left(self.deadline))
+        super().sendall(data, flags)
+
+
+class _DeadlineTLSSocket(ssl.SSLSocket):
+    """The same over TLS (ssl makes its sockets of this class, see `_PinnedHTTPS`)."""
+
+    deadline = math.inf
+
+    def recv_into(self, buffer: WriteableBuffer, nbytes: int | None = None, flags: int = 0) -> int:
+        """Receive, waiting no later than the deadline."""
+        self.settimeout(_left(self.deadline))
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data: ReadableBuffer, flags: int = 0) -> None:
+        """Send, waiting no later than the deadline."""
+        self.settimeout(_left(self.deadline))
+        super().sendall(data, flags)
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """An HTTP connection to an address checked beforehand, naming the host as asked, that
+    ends by the fetch's deadline however slowly the other side answers."""
+
+    def __init__(self, host: str, port: int, address: str, deadline: float) -> None:
+        super().__init__(host, port)
         self.address = address
+        self.deadline = deadline
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        family = socket.AF_INET6 if ":" in self.address else socket.AF_INET
+        sock = _DeadlineSocket(family, socket.SOCK_STREAM)
+        sock.deadline = self.deadline
+        try:
+            sock.settimeout(_left(self.deadline))
+            sock.connect((self.address, self.port))
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
 
 
 class _PinnedHTTPS(_PinnedHTTP):
@@ -57,7 +119,13 @@ class _PinnedHTTPS(_PinnedHTTP):
 
     def connect(self) -> None:
         super().connect()
-        self.sock = ssl.create_default_context().wrap_socket(self.sock, server_hostname=self.host)
+        context = ssl.create_default_context()
+        context.sslsocket_class = _DeadlineTLSSocket
+        self.sock.settimeout(_left(self.deadline))  # the handshake's own limit
+        tls = context.wrap_socket(self.sock, server_hostname=self.host)
+        assert isinstance(tls, _DeadlineTLSSocket)
+        tls.deadline = self.deadline
+        self.sock = tls
 
 
 def _allowed(address: str, loopback: bool) -> bool:
@@ -103,23 +171,16 @@ def _connection(url: str, deadline: float, loopback: bool) -> _PinnedHTTP:
         raise FetchRefused("That address has an impossible port.") from error
     address = _address_of(parts.hostname, port, loopback, deadline)
     kind = _PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP
-    return kind(parts.hostname, port, address, max(0.01, deadline - time.monotonic()))
+    return kind(parts.hostname, port, address, deadline)
 
 
-def _body(
-    response: http.client.HTTPResponse, conn: _PinnedHTTP, limit: int, deadline: float
-) -> bytes:
-    """The response body, refused past `limit` bytes or past the deadline."""
+def _body(response: http.client.HTTPResponse, limit: int) -> bytes:
+    """The response body, refused past `limit` bytes (the connection keeps the deadline)."""
     length = response.getheader("Content-Length", "")
     if length.isdigit() and int(length) > limit:
         raise FetchRefused(f"That image is larger than the limit of {limit:,} bytes.", 413)
     data = bytearray()
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        if conn.sock is not None:
-            conn.sock.settimeout(left)
         chunk = response.read1(CHUNK)
         if not chunk:
             return bytes(data)
@@ -149,7 +210,7 @@ def fetch(url: str, limit: int, *, loopback: bool = False) -> bytes:
                 continue
             if response.status != 200:
                 raise FetchRefused(f"The other site answered {response.status}, not an image.")
-            return _body(response, conn, limit, deadline)
+            return _body(response, limit)
         except TimeoutError as error:
             raise FetchRefused(
                 f"The other site did not send the image within {FETCH_TIMEOUT:g} seconds."

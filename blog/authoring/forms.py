@@ -21,17 +21,20 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Optional, Regexp, ValidationError
-from wtforms.widgets import DateTimeLocalInput
+from wtforms.validators import DataRequired, Optional, Regexp, StopValidation, ValidationError
+from wtforms.widgets import DateTimeLocalInput, TextInput
 
-from blog.authoring.store import SCHEDULED, TOPIC_SLUG_MAX, clean_text, slug_for, topic_slug
+from blog.authoring.store import TOPIC_SLUG_MAX, author_slug, clean_text, slug_for, topic_slug
+from blog.catalog import SCHEDULED
+from blog.media.drawing_spec import SpecError, parse
 from blog.models import DRAFT, PUBLISHED, utcnow
-from blog.reading.drawing_spec import SpecError, parse
 from blog.web.templating import in_site_zone, site_zone
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_TOPICS = 8
 MAX_TOPIC_NAME = 80
+# A post's authors: enough for any team that writes together; the byline names them all.
+MAX_AUTHORS = 50
 
 # The longest text each field takes, in characters (Unicode code points, counted after the
 # filters below, as the store keeps them). Title and alt text fit their columns (String(300),
@@ -40,6 +43,8 @@ MAX_TOPIC_NAME = 80
 # rather than the request-size 413.
 TITLE_MAX = 300
 SLUG_MAX = 200
+# An address typed longer than this is refused as typed, not made into a slug first.
+SLUG_TYPED_MAX = 2 * SLUG_MAX
 SUMMARY_MAX = 600
 BODY_MAX = 200_000
 IMAGE_ALT_MAX = 500
@@ -70,8 +75,44 @@ def _unix_newlines(value: str | None) -> str | None:
     return value.replace("\r\n", "\n").replace("\r", "\n") if isinstance(value, str) else value
 
 
+def _slugged(value: str | None) -> str | None:
+    """An address is saved as the site's slug rule makes it (`My Post!` becomes `my-post`);
+    one of symbols alone, or far over the limit, stays as typed: `Slugged` refuses both,
+    saying why, and the field still shows it."""
+    if not isinstance(value, str) or not value or len(value) > SLUG_TYPED_MAX:
+        return value
+    return slug_for(value, max_length=0) or value
+
+
+def slug_refusal(typed: str) -> str | None:
+    """Why an address typed as `typed` cannot be used, before any post is looked at."""
+    if len(typed) > SLUG_TYPED_MAX:
+        return (
+            f"The address is {len(typed):,} characters long; the limit is {SLUG_MAX:,} characters."
+        )
+    if typed and not slug_for(typed, max_length=0):
+        return (
+            f"An address needs a letter or a digit: \u201c{typed}\u201d has none. "
+            "Leave it empty to use the title's words."
+        )
+    return None
+
+
+class Slugged:
+    """The address typed holds something the slug rule keeps (its refusal otherwise)."""
+
+    field_flags: dict[str, object] = {}
+
+    def __call__(self, form: FlaskForm, field: Field) -> None:
+        """Refuse an address of symbols alone, or far too long to be made into one."""
+        typed = _strip(_printable(field.raw_data[0] if field.raw_data else "")) or ""
+        problem = slug_refusal(typed)
+        if problem:
+            raise StopValidation(problem)
+
+
 def _drawing(field: Field) -> None:
-    """The drawing's spec follows the rules of blog/reading/drawing_spec.py (the message says
+    """The drawing's spec follows the rules of blog/media/drawing_spec.py (the message says
     which one it breaks)."""
     try:
         parse(field.data or "")
@@ -217,6 +258,59 @@ def topic_names(raw: str | None) -> list[str]:
     return names
 
 
+LIVE_NEEDS_TOPIC = (
+    "A post on the site keeps at least one topic: give it one, or unpublish it first."
+)
+
+
+def topic_needed_for(status: str | None, *, for_review: bool = False) -> str | None:
+    """What a save in `status` does that needs a topic, in words ("publishing it"), or None
+    for a draft, which may have none yet."""
+    if status == PUBLISHED:
+        return "publishing it"
+    if status == SCHEDULED:
+        return "scheduling it"
+    if for_review:
+        return "submitting it for review"
+    return None
+
+
+def author_names(names: list[str] | None) -> list[str]:
+    """The author names typed in the author boxes, in order, without blanks or repeats (two
+    names are the same author when they have the same slug)."""
+    kept: list[str] = []
+    seen: set[str] = set()
+    for raw in names or []:
+        name = raw.strip()
+        key = author_slug(name)
+        if name and key not in seen:
+            seen.add(key)
+            kept.append(name)
+    return kept
+
+
+class NamesField(Field):
+    """Names typed one per box, in order (a post's authors): every value the form sends under
+    the field's name, control characters removed and ends trimmed. A name may hold commas
+    and "and". The editor's template draws the boxes; rendered alone, the field is the
+    first box."""
+
+    widget = TextInput()
+
+    def process_data(self, value: Any) -> None:
+        """Names given in code: a list of them (anything else, such as the post's Author
+        when the form is filled from a post, is set by the view)."""
+        self.data = [str(name) for name in value] if isinstance(value, list | tuple) else []
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        """Keep each box's text, blank ones too (author_names drops those and repeats)."""
+        self.data = [clean_text(value).strip() for value in valuelist if isinstance(value, str)]
+
+    def _value(self) -> str:
+        """What the first box shows."""
+        return self.data[0] if self.data else ""
+
+
 class LoginForm(FlaskForm):
     """Email and password; `next` is where to go afterwards (checked before use)."""
 
@@ -255,19 +349,18 @@ class PostForm(FlaskForm):
         "Address",
         validators=[
             Optional(),
+            Slugged(),
             Limit(SLUG_MAX, "The address"),
             Regexp(
                 SLUG_PATTERN,
                 message="Use lower-case letters, digits and single hyphens, like my-first-post.",
             ),
         ],
-        filters=[_printable, _strip],
+        filters=[_printable, _strip, _slugged],
     )
-    topics = StringField(
-        "Topics",
-        validators=[DataRequired(message="Give the post at least one topic.")],
-        filters=[_printable, _strip],
-    )
+    # A draft may have none yet; publishing, scheduling or sending it for review needs one
+    # (validate_topics).
+    topics = StringField("Topics", filters=[_printable, _strip])
     summary = TextAreaField(
         "Summary",
         validators=[Limit(SUMMARY_MAX, "The summary")],
@@ -311,21 +404,37 @@ class PostForm(FlaskForm):
     # Labelled with the site's zone when the form is made (see __init__).
     published_at = SiteDateTimeField("Publish at")
     keep_updated_date = BooleanField("Minor fix: keep the “Updated” date as it is")
-    author = StringField(
-        "Author",
-        validators=[DataRequired(message="Name the author."), Limit(AUTHOR_MAX, "The author")],
-        filters=[_printable, _strip],
-    )
-    # The new topics and author the editor ticked to create ("topic:<slug>", "author:<slug>"):
+    # One box per author, in order; the form always sends the name `author` (one box is the
+    # post form of old).
+    author = NamesField("Authors")
+    # The new topics and authors the editor ticked to create ("topic:<slug>", "author:<slug>"):
     # a name that finds none is made only once confirmed (blog/authoring/taxonomy.py).
     confirm_new = SelectMultipleField(validate_choice=False)
     # The post this form edits and the version it was loaded at: a save carries both.
     post_id = HiddenField()
     lock_version = HiddenField()
+    # After a 409 whose overlaps are shown: the version the editor's text started from, which
+    # the next save merges against again (lock_version is then the version shown as theirs).
+    merge_base = HiddenField()
+    # The version of the published post's draft changes this form was loaded with ("" for
+    # none): saving over another editor's newer draft changes is refused.
+    pending_version = HiddenField()
+    # After a 409 whose overlaps are with another editor's draft changes: the version of them
+    # shown as theirs, which the choices sent with the next save settle.
+    merge_pending = HiddenField()
+    # A new post's identity, made when its form is first shown: its first autosave and its
+    # Save both store the post with it, so whichever comes second finds the post instead of
+    # making another (blog/authoring/editor/posts.py, made_by_form).
+    uid = HiddenField()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.published_at.label.text = f"Publish at ({site_zone().key})"
+        # Set by the view before validating when the save sends the draft for review: it is
+        # then on its way to readers, and needs a topic as a published post does.
+        self.for_review = False
+        # Set by the view when the post is on the site now (its changes stay there or go live).
+        self.live = False
 
     def validate_published_at(self, field: Field) -> None:
         """The date fits the chosen status: a scheduled post needs a time still to come, a
@@ -349,10 +458,16 @@ class PostForm(FlaskForm):
             )
 
     def validate_topics(self, field: Field) -> None:
-        """One to MAX_TOPICS names, each short and with letters or digits in it."""
+        """Up to MAX_TOPICS names, each short and with letters or digits in it; at least one
+        for a post going to readers (published, scheduled, or sent for review)."""
         names = topic_names(field.data)
         if not names:
-            raise ValidationError("Give the post at least one topic.")
+            going = topic_needed_for(self.status.data, for_review=self.for_review)
+            if going and self.live:
+                raise ValidationError(LIVE_NEEDS_TOPIC)
+            if going:
+                raise ValidationError(f"Give the post at least one topic before {going}.")
+            return
         if len(names) > MAX_TOPICS:
             raise ValidationError(f"A post takes at most {MAX_TOPICS} topics.")
         for name in names:
@@ -360,6 +475,22 @@ class PostForm(FlaskForm):
                 raise ValidationError(f"Topic names are at most {MAX_TOPIC_NAME} characters.")
             if not slug_for(name, TOPIC_SLUG_MAX):
                 raise ValidationError(f"“{name}” needs a letter or a digit to be a topic.")
+
+    def validate_author(self, field: Field) -> None:
+        """One to MAX_AUTHORS names, each at most AUTHOR_MAX characters."""
+        names = author_names(field.data)
+        if not names:
+            raise ValidationError("Name the author.")
+        if len(names) > MAX_AUTHORS:
+            raise ValidationError(
+                f"A post takes at most {MAX_AUTHORS} authors; this one names {len(names)}."
+            )
+        for name in names:
+            if len(name) > AUTHOR_MAX:
+                raise ValidationError(
+                    f"The author “{name[:40]}…” is {len(name):,} characters long; "
+                    f"the limit is {AUTHOR_MAX:,} characters."
+                )
 
     def validate_body(self, field: Field) -> None:
         """A draft may be empty; a published or scheduled post may not."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -14,8 +14,9 @@ from flask import current_app
 from slugify import slugify
 
 from blog import markup
-from blog.authoring import renditions
+from blog.catalog import state_of
 from blog.extensions import db
+from blog.media import renditions
 from blog.models import (
     DRAFT,
     PUBLISHED,
@@ -25,7 +26,6 @@ from blog.models import (
     SlugRedirect,
     Topic,
     TopicRedirect,
-    live,
     max_length,
     utcnow,
 )
@@ -199,30 +199,57 @@ def author_named(name: str) -> Author:
     return authors_named([name])[name]
 
 
-def render_body(markdown_text: str) -> markup.Rendered:
-    """A body as pages show it: the site's link policy, and the stored images it names
-    offering their resized copies (TooSlow past the time limit)."""
-    return markup.render(
-        markdown_text,
-        nofollow=current_app.config["LINK_NOFOLLOW"],
-        images=renditions.copies_in(markdown_text),
+def credited(names: Iterable[str], *, flush: bool = True) -> list[Author]:
+    """The authors these names credit, in order, each once (two names with one slug are one
+    author), found or created as `_named` says."""
+    names = list(names)
+    found = authors_named(names, flush=flush)
+    return list(dict.fromkeys(found[name] for name in names))
+
+
+render_body = renditions.render_body  # a name here too: tests count the store's renders
+
+
+@dataclass(frozen=True)
+class EarlyRender:
+    """A body rendered before its save (an import renders each while checking it), with
+    what the render was made from, so that the save can take it instead of rendering again."""
+
+    markdown: str  # as the store keeps it (clean_text)
+    nofollow: bool
+    images: dict[str, markup.Copies]
+    rendered: markup.Rendered
+
+
+def render_early(markdown_text: str, unsaved_images: Iterable[Image] = ()) -> EarlyRender:
+    """The body rendered as its save would render it, `unsaved_images` counting as stored
+    (TooSlow past the time limit)."""
+    text = clean_text(markdown_text)
+    nofollow = bool(current_app.config["LINK_NOFOLLOW"])
+    images = renditions.copies_in(text, unsaved_images)
+    rendered = markup.render(text, nofollow=nofollow, images=images)
+    return EarlyRender(text, nofollow, images, rendered)
+
+
+def _still_fits(early: EarlyRender, markdown_text: str) -> bool:
+    """Whether an early render is the one the body would get now: same text, same link
+    policy, and the images it names stored as they were counted (one lookup, no render)."""
+    return (
+        early.markdown == markdown_text
+        and early.nofollow == bool(current_app.config["LINK_NOFOLLOW"])
+        and early.images == renditions.copies_in(markdown_text)
     )
 
 
-def set_body(post: Post, markdown_text: str) -> None:
-    """Store the Markdown with its sanitized render, reading time and card excerpt."""
+def set_body(post: Post, markdown_text: str, early: EarlyRender | None = None) -> None:
+    """Store the Markdown with its sanitized render, reading time and card excerpt; `early`,
+    a render made for this text before, is taken instead of rendering when it still fits."""
     markdown_text = clean_text(markdown_text)
-    rendered = render_body(markdown_text)
-    post.body_markdown = markdown_text
-    post.body_html = rendered.html
-    post.reading_minutes = rendered.reading_minutes
-    post.toc = (
-        [[entry.level, entry.id, entry.title] for entry in rendered.toc]
-        if rendered.show_toc
-        else []
-    )
-    post.render_version = markup.PIPELINE_VERSION
-    post.excerpt = post.summary.strip() or rendered.summary
+    if early is not None and _still_fits(early, markdown_text):
+        rendered = early.rendered
+    else:
+        rendered = render_body(markdown_text)
+    post.take_render(markdown_text, rendered)
 
 
 def new_post(
@@ -231,6 +258,7 @@ def new_post(
     body: str,
     author: Author,
     topics: list[Topic],
+    coauthors: Sequence[Author] = (),
     summary: str = "",
     slug: str | None = None,
     published_at: datetime | None = None,
@@ -242,16 +270,18 @@ def new_post(
     meta_description: str = "",
     social_image: Image | None = None,
     old_slugs: Iterable[str] = (),
+    rendered: EarlyRender | None = None,
 ) -> Post:
-    """Add a post to the session: published when it has a date, a draft otherwise.
+    """Add a post to the session: published when it has a date, a draft otherwise; credited
+    to `author`, then to `coauthors` in order.
 
     Each of `old_slugs` (checked by the caller) leads to the new post, as `keep_old_addresses`.
+    `rendered`, the body's render made while checking it, saves rendering it again.
     """
     post = Post(
         title=clean_text(title).strip(),
         slug=slug or slug_for(title),
         summary=clean_text(summary).strip(),
-        author=author,
         status=PUBLISHED if published_at else DRAFT,
         published_at=published_at,
         updated_at=updated_at,
@@ -263,7 +293,8 @@ def new_post(
         social_image=social_image,
     )
     post.set_topics(topics)
-    set_body(post, body)
+    post.set_authors([author, *coauthors])
+    set_body(post, body, rendered)
     db.session.add(post)
     keep_old_addresses(post, old_slugs)
     return post
@@ -288,8 +319,6 @@ def keep_old_addresses(
 
 # Editors' saves ----------------------------------------------------------------------------
 
-SCHEDULED = "scheduled"
-
 
 class VersionConflict(Exception):
     """The save was based on an older lock version than the stored one: another editor saved."""
@@ -308,7 +337,7 @@ class PostFields:
     body: str
     summary: str
     topics: list[Topic]
-    author: Author
+    author: Author  # the first author
     status: str
     published_at: datetime | None
     featured: bool = False
@@ -328,18 +357,13 @@ class PostFields:
     # Old addresses to add as redirects to the post, besides the one a change of slug leaves:
     # an import restores a file's `redirect_from`. Checked by the caller, none already stored.
     old_slugs: list[str] = field(default_factory=list)
+    # The post's other authors, in order after `author`.
+    coauthors: list[Author] = field(default_factory=list)
 
-
-def state_of(post: Post, now: datetime | None = None) -> str:
-    """What readers get: `draft`, `scheduled` (published with a future date) or `published`.
-
-    The rule of `blog.models.live` and `scheduled`, for one post already loaded.
-    """
-    if post.status != PUBLISHED or post.published_at is None:
-        return DRAFT
-    if post.published_at > (now or utcnow()):
-        return SCHEDULED
-    return PUBLISHED
+    @property
+    def authors(self) -> list[Author]:
+        """Every author the post credits, in order, each once."""
+        return list(dict.fromkeys([self.author, *self.coauthors]))
 
 
 def slug_problem(slug: str, post: Post | None) -> str | None:
@@ -359,19 +383,11 @@ def slug_problem(slug: str, post: Post | None) -> str | None:
     return None
 
 
-def current_slug_for(old_slug: str) -> str | None:
-    """The present slug of the live post that `old_slug` once named, or None: an old address
-    never leads to a draft or a scheduled post (the redirect would give its new one away)."""
-    query = (
-        sa.select(Post.slug)
-        .join(SlugRedirect, SlugRedirect.post_id == Post.id)
-        .where(SlugRedirect.old_slug == old_slug, live())
-    )
-    return db.session.scalar(query)
-
-
-def _apply(post: Post, fields: PostFields, now: datetime) -> None:
-    """Copy the fields onto the post; render its body again only when its text changed."""
+def _apply(
+    post: Post, fields: PostFields, now: datetime, rendered: EarlyRender | None = None
+) -> None:
+    """Copy the fields onto the post; render its body again only when its text changed
+    (taking `rendered`, made while checking it, when it still fits)."""
     body = clean_text(fields.body)
     summary = clean_text(fields.summary).strip()
     rerender = (
@@ -382,7 +398,13 @@ def _apply(post: Post, fields: PostFields, now: datetime) -> None:
     post.title = clean_text(fields.title).strip()
     post.slug = fields.slug
     post.summary = summary
-    post.author = fields.author
+    with db.session.no_autoflush:  # loading the links must not write the changes so far
+        credited = [link.author for link in post.author_links]
+    if credited != fields.authors:
+        post.set_authors(fields.authors)
+    if fields.status != DRAFT and not fields.topics:
+        # The editor's form and the importers check this first, saying so beside the field.
+        raise ValueError("a published or scheduled post needs at least one topic")
     if post.topics != fields.topics:
         post.set_topics(fields.topics)
     post.status = fields.status
@@ -400,7 +422,7 @@ def _apply(post: Post, fields: PostFields, now: datetime) -> None:
     post.meta_description = clean_text(fields.meta_description).strip()
     post.social_image = fields.social_image
     if rerender:
-        set_body(post, body)
+        set_body(post, body, rendered)
     post.modified_at = now
 
 
@@ -438,13 +460,20 @@ def create_post(fields: PostFields) -> Post:
     return post
 
 
-def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) -> None:
+def update_post(
+    post: Post,
+    fields: PostFields,
+    *,
+    based_on: int | None = None,
+    rendered: EarlyRender | None = None,
+) -> None:
     """Save changes to a stored post: the one path for the editor's saves and for imports.
 
     An editor loaded the post at lock version `based_on`: VersionConflict when someone saved
     since. SlugTaken when the new address is in use. A live post whose title or body changes
     gets a new "Updated" date unless `keep_updated_date`; a public post that changes its
     slug keeps its old address as a redirect, and `old_slugs` are added as redirects too.
+    `rendered`, the body's render made while checking it, saves rendering it again.
     """
     if based_on is not None and post.lock_version != based_on:
         raise VersionConflict
@@ -465,7 +494,7 @@ def update_post(post: Post, fields: PostFields, *, based_on: int | None = None) 
         clean_text(fields.title).strip() != post.title
         or clean_text(fields.body) != post.body_markdown
     )
-    _apply(post, fields, now)
+    _apply(post, fields, now, rendered)
     keep_old_addresses(post, fields.old_slugs)
     if was_live and fields.status == PUBLISHED and rewritten and not fields.keep_updated_date:
         post.updated_at = now

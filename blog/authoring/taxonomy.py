@@ -19,7 +19,7 @@ import sqlalchemy.orm as so
 from blog.authoring import store
 from blog.extensions import db
 from blog.markup.policy import web_link
-from blog.models import Author, Image, Post, PostTopic, Topic, TopicRedirect
+from blog.models import Author, Image, Post, PostAuthor, PostTopic, Topic, TopicRedirect
 
 Named = TypeVar("Named", Author, Topic)
 
@@ -60,9 +60,10 @@ def with_post_counts(model: type[Named]) -> list[tuple[Named, int]]:
         )
         order: tuple[so.InstrumentedAttribute[Any], ...] = (Topic.position, Topic.name, Topic.id)
     else:
+        credits = _credits().subquery()
         used = (
-            sa.select(Post.author_id.label("id"), sa.func.count().label("posts"))
-            .group_by(Post.author_id)
+            sa.select(credits.c.author_id.label("id"), sa.func.count().label("posts"))
+            .group_by(credits.c.author_id)
             .subquery()
         )
         order = (Author.name, Author.id)
@@ -74,33 +75,23 @@ def with_post_counts(model: type[Named]) -> list[tuple[Named, int]]:
     return [(row, count) for row, count in db.session.execute(query)]
 
 
+def _credits() -> sa.CompoundSelect:
+    """Each (post_id, author_id) a post credits, once: its author links, and its first author
+    as posts.author_id names them (a post written outside the store may have no links)."""
+    return sa.union(
+        sa.select(Post.id.label("post_id"), Post.author_id.label("author_id")),
+        sa.select(PostAuthor.post_id, PostAuthor.author_id),
+    )
+
+
 def post_count(model: type[Named], row_id: int) -> int:
-    """How many posts of any state carry the topic or author."""
+    """How many posts of any state carry the topic or credit the author (as a co-author too)."""
     if model is Topic:
         query = sa.select(sa.func.count()).where(PostTopic.topic_id == row_id)
     else:
-        query = sa.select(sa.func.count()).where(Post.author_id == row_id)
+        credits = _credits().subquery()
+        query = sa.select(sa.func.count()).where(credits.c.author_id == row_id)
     return db.session.scalar(query) or 0
-
-
-def old_addresses(topic: Topic) -> list[str]:
-    """The old slugs that lead to the topic, oldest first."""
-    query = (
-        sa.select(TopicRedirect.old_slug)
-        .where(TopicRedirect.topic_id == topic.id)
-        .order_by(TopicRedirect.id)
-    )
-    return list(db.session.scalars(query))
-
-
-def current_topic_slug(old_slug: str) -> str | None:
-    """The present slug of the topic that `old_slug` named before a rename or a merge."""
-    query = (
-        sa.select(Topic.slug)
-        .join(TopicRedirect, TopicRedirect.topic_id == Topic.id)
-        .where(TopicRedirect.old_slug == old_slug)
-    )
-    return db.session.scalar(query)
 
 
 def row_by_id(model: type[Named], row_id: int, *, lock: bool = False) -> Named | None:
@@ -246,7 +237,9 @@ def merge(model: type[Named], source_id: int, target_id: int, shown_name: str | 
     """Move everything of one topic or author onto another and remove the first.
 
     A topic's posts keep one link each (a post filed under both keeps the earlier place),
-    its old addresses and its own address lead to the target (301).
+    its old addresses and its own address lead to the target (301). An author's posts, the
+    ones they co-wrote too, credit the target in their place (a post crediting both keeps
+    the earlier place).
     """
     kind = kind_of(model)
     if source_id == target_id:
@@ -264,12 +257,7 @@ def merge(model: type[Named], source_id: int, target_id: int, shown_name: str | 
         )
         db.session.add(TopicRedirect(old_slug=source.slug, topic_id=target.id))
     else:
-        db.session.execute(
-            sa.update(Post)
-            .where(Post.author_id == source.id)
-            .values(author_id=target.id)
-            .execution_options(synchronize_session=False)
-        )
+        _merge_author_links(source.id, target.id)
     db.session.delete(source)
     _flush(f"Another editor changed “{source.name}” at this moment: nothing was merged.")
     db.session.expire_all()
@@ -312,6 +300,33 @@ def _merge_topic_links(source: Topic, target: Topic) -> None:
         .values(primary_topic_id=target.id)
         .execution_options(synchronize_session=False)
     )
+
+
+def _merge_author_links(source_id: int, target_id: int) -> None:
+    """Credit the target in the source's place on every post, once per post, first authors
+    included."""
+    both = sa.select(PostAuthor.post_id).where(PostAuthor.author_id == target_id)
+    source_link = sa.alias(PostAuthor.__table__, "source_link")
+    earlier = (
+        sa.select(source_link.c.position)
+        .where(
+            source_link.c.post_id == PostAuthor.post_id,
+            source_link.c.author_id == source_id,
+        )
+        .scalar_subquery()
+    )
+    # A post crediting both: the target takes the source's place when that came first.
+    for statement in (
+        sa.update(PostAuthor)
+        .where(PostAuthor.author_id == target_id, earlier < PostAuthor.position)
+        .values(position=earlier),
+        sa.delete(PostAuthor).where(
+            PostAuthor.author_id == source_id, PostAuthor.post_id.in_(both)
+        ),
+        sa.update(PostAuthor).where(PostAuthor.author_id == source_id).values(author_id=target_id),
+        sa.update(Post).where(Post.author_id == source_id).values(author_id=target_id),
+    ):
+        db.session.execute(statement.execution_options(synchronize_session=False))
 
 
 def delete(model: type[Named], row_id: int, shown_name: str | None) -> str:
@@ -412,17 +427,18 @@ class NewName:
         return f"Create the new {self.kind} “{self.name}”"
 
 
-def new_names(topics: Sequence[str], author: str, own_name: str = "") -> list[NewName]:
-    """The topics and the author the find-or-create rule would have to make, but for the
-    editor's own name as author (the form's default: no typo to catch)."""
+def new_names(topics: Sequence[str], authors: Sequence[str], own_name: str = "") -> list[NewName]:
+    """The topics and the authors the find-or-create rule would have to make, but for the
+    editor's own name as an author (the form's default: no typo to catch)."""
     found = [
         NewName(TOPIC, name, store.topic_slug(name)) for name in store.new_names(Topic, topics)
     ]
     own = store.author_slug(own_name) if own_name.strip() else None
-    if author.strip():
+    named = [name for name in authors if name.strip()]
+    if named:
         found += [
             NewName(AUTHOR, name, store.author_slug(name))
-            for name in store.new_names(Author, [author])
+            for name in store.new_names(Author, named)
             if store.author_slug(name) != own
         ]
     return found

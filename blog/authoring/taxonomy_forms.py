@@ -26,10 +26,13 @@ class DescribeForm(FlaskForm):
 
 
 class MergeForm(FlaskForm):
-    """The topic or author to move everything into; `into` is its id."""
+    """The topic or author to move everything into; `into` is its id. The confirmation page
+    sends `confirmed`, and the name and post count it asked about (`shown_posts`)."""
 
     into = StringField("Merge into")
     shown_name = HiddenField()
+    shown_posts = HiddenField()
+    confirmed = HiddenField()
 
 
 class DeleteForm(FlaskForm):

@@ -2,9 +2,10 @@
 
 Defences are stacked, so no single layer is trusted alone:
 
-1. Raw HTML is off in Markdown (its html block/inline processors are removed), so
-   anything typed as HTML comes out as escaped text; control characters, including
-   Markdown's own placeholder markers, are stripped from the input.
+1. Raw HTML in Markdown is kept as HTML (so Markdown's text rules, typographic quotes
+   among them, never reach inside a tag) and held, with everything else, to the allow-list
+   below; what a script or style element holds is dropped, not shown. Control characters,
+   including Markdown's own placeholder markers, are stripped from the input.
 2. ``markup_tree.PipelineTreeprocessor`` drops unsafe href/src values, adds rel to
    external links and gives every id the pipeline's prefix.
 3. ``sanitize`` runs bleach with an explicit tag list and a callable attribute filter
@@ -15,6 +16,8 @@ Defences are stacked, so no single layer is trusted alone:
 Every render runs under a time limit (``budget.within``; the app's MARKDOWN_TIME_LIMIT,
 ``budget.DEFAULT_LIMIT`` seconds outside an app) and raises ``TooSlow`` past it, so text
 built to be slow to parse costs a request at most that long.
+
+The bottom layer: it imports nothing of the blog but itself, and every area may import it.
 """
 
 from __future__ import annotations
@@ -30,10 +33,15 @@ import markdown
 from flask import current_app, has_app_context
 
 from blog.markup.budget import DEFAULT_LIMIT, TooSlow, within
-from blog.markup.code import CodeFormatter
+from blog.markup.callouts import CalloutExtension
+from blog.markup.code import CodeFormatter, FenceOptionsExtension
+from blog.markup.diagrams import DiagramExtension
+from blog.markup.figures import FigureExtension
+from blog.markup.formulas import FormulaExtension
 from blog.markup.images import Copies, ImagesExtension
 from blog.markup.links import LinearLinksExtension
 from blog.markup.policy import ALLOWED_TAGS, SAFE_SCHEMES, allow_attribute, find_violations
+from blog.markup.tasks import TaskExtension
 from blog.markup.text import TextStats, minutes_for, text_stats, truncate_words
 from blog.markup.text import plain_text as _plain_text
 from blog.markup.tree import PipelineExtension, heading_slug
@@ -53,8 +61,11 @@ __all__ = [
 
 # Bumped when the HTML a body renders to changes, so stored renders are made again (on the
 # next save, and by `posts rerender`). 2: code labels and focus, table alignment, dir. 3: the
-# site's own images in bodies offer their resized copies (srcset).
-PIPELINE_VERSION = 3
+# site's own images in bodies offer their resized copies (srcset). 4: formulas, diagrams,
+# callouts, figures, code titles, marked and numbered lines, diff lines, task lists, keys,
+# abbreviations and marked text. 5: raw HTML in Markdown goes through the allow-list instead of
+# being shown as text.
+PIPELINE_VERSION = 5
 TOC_MIN_SECTIONS = 3
 SUMMARY_LIMIT = 300
 WORDS_PER_MINUTE = 230
@@ -62,6 +73,8 @@ WORDS_PER_MINUTE = 230
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 _EXTENSIONS = [
+    DiagramExtension(),
+    FenceOptionsExtension(),
     "fenced_code",
     "codehilite",
     "tables",
@@ -70,6 +83,15 @@ _EXTENSIONS = [
     "smarty",
     "toc",
     "pymdownx.magiclink",
+    "admonition",
+    "pymdownx.details",
+    "abbr",
+    "pymdownx.keys",
+    "pymdownx.mark",
+    FormulaExtension(),
+    CalloutExtension(),
+    TaskExtension(),
+    FigureExtension(),
     LinearLinksExtension(),
     ImagesExtension(),
     PipelineExtension(),
@@ -141,15 +163,47 @@ def _flatten(tokens: list[dict]) -> list[TocEntry]:
 
 
 def _to_html(
-    markdown_text: str, *, nofollow: bool = False, images: Mapping[str, Copies] | None = None
+    markdown_text: str,
+    *,
+    nofollow: bool = False,
+    images: Mapping[str, Copies] | None = None,
+    limit: float = DEFAULT_LIMIT,
 ) -> tuple[str, list[TocEntry]]:
-    """Markdown to sanitized HTML plus TOC entries."""
+    """Markdown to sanitized HTML plus TOC entries; diagrams share `limit` seconds."""
     md = _converter()
     md.reset()
     md.treeprocessors["fieldnotes"].nofollow = nofollow
     md.treeprocessors["images"].known = images or {}
+    md.preprocessors["diagrams"].limit = limit
     body = md.convert(_CONTROL_RE.sub("", markdown_text or ""))
-    return sanitize(body), _flatten(getattr(md, "toc_tokens", []))
+    # Only raw HTML can make markup a parser rebuilds: without a tag, one pass is enough.
+    settle = _RAW_TAG.search(markdown_text or "") is not None
+    return sanitize(_drop_unseen(body), settle=settle), _flatten(getattr(md, "toc_tokens", []))
+
+
+# Elements whose content is never text a reader should see: the sanitizer would keep it.
+_UNSEEN_OPEN = re.compile(r"<(script|style|template|noscript)\b", re.IGNORECASE)
+
+
+def _drop_unseen(html_text: str) -> str:
+    """The HTML without script, style, template and noscript elements and what they hold
+    (only tidiness: ``sanitize`` removes the elements themselves either way). Linear: an
+    element left open is not looked for again."""
+    kept: list[str] = []
+    position = 0
+    unclosed: set[str] = set()
+    for opened in _UNSEEN_OPEN.finditer(html_text):
+        name = opened[1].lower()
+        if opened.start() < position or name in unclosed:
+            continue
+        closing = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(html_text, opened.end())
+        if closing is None:
+            unclosed.add(name)
+            continue
+        kept.append(html_text[position : opened.start()])
+        position = closing.end()
+    kept.append(html_text[position:])
+    return "".join(kept)
 
 
 def _time_limit(given: float | None) -> float:
@@ -169,13 +223,15 @@ def _timed(
 ) -> tuple[str, list[TocEntry], TextStats]:
     """The sanitized HTML, TOC entries and text stats, or TooSlow past the time limit."""
 
+    limit = _time_limit(time_limit)
+
     def work() -> tuple[str, list[TocEntry], TextStats]:
-        body, toc = _to_html(markdown_text, nofollow=nofollow, images=images)
+        body, toc = _to_html(markdown_text, nofollow=nofollow, images=images, limit=limit)
         return body, toc, text_stats(body)
 
     _converter()  # built before the clock starts (and before a fork, so the child has it)
     try:
-        return within(_time_limit(time_limit), work)
+        return within(limit, work)
     except TooSlow:
         _local.md = None  # stopped halfway: its state is not worth keeping
         raise
@@ -205,18 +261,35 @@ def render(
 
 
 _PRE_NEWLINE = re.compile(r"(<pre\b[^>]*>)\n")
+# A tag, comment or declaration a body may hold as raw HTML.
+_RAW_TAG = re.compile(r"<[A-Za-z!/?]")
+SANITIZE_PASSES = 4
 
 
-def sanitize(html: str) -> str:
-    """Allowlist-sanitize HTML. The ONLY place the sanitizer library (bleach) is called."""
-    cleaned = bleach.clean(
-        html,
-        tags=ALLOWED_TAGS,
-        attributes=allow_attribute,
-        protocols=SAFE_SCHEMES,
-        strip=True,
-        strip_comments=True,
-    )
+def sanitize(html: str, *, settle: bool = True) -> str:
+    """Allowlist-sanitize HTML. The ONLY place the sanitizer library (bleach) is called.
+
+    With `settle`, cleaning goes on until nothing changes: HTML that a parser rebuilds (a
+    list item left open before a table, as raw HTML may write it) then reads the same to the
+    next parser, a browser's included, and markup that never settles is shown as text.
+    Without it, one pass (the pipeline's own markup, with no raw HTML, is stable in one).
+    """
+    cleaned = html
+    for _ in range(SANITIZE_PASSES if settle else 1):
+        again = bleach.clean(
+            cleaned,
+            tags=ALLOWED_TAGS,
+            attributes=allow_attribute,
+            protocols=SAFE_SCHEMES,
+            strip=True,
+            strip_comments=True,
+        )
+        if again == cleaned:
+            break
+        cleaned = again
+    else:
+        if settle:
+            return _escape_all(cleaned)
     if find_violations(cleaned):  # belt and braces: never trust one parser's view
         return _escape_all(cleaned)
     # An HTML parser drops the newline right after <pre>, and the serializer does not put

@@ -20,7 +20,9 @@ from markdown.util import HTML_PLACEHOLDER_RE
 
 ALIGN_CLASSES = {"left": "align-left", "center": "align-center", "right": "align-right"}
 # Blocks that hold text (and inline markup) only.
-TEXT_BLOCKS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "th", "td", "dt"})
+TEXT_BLOCKS = frozenset(
+    {"p", "h1", "h2", "h3", "h4", "h5", "h6", "th", "td", "dt", "figcaption", "summary"}
+)
 # Blocks that hold text or, in loose lists, other blocks.
 MIXED_BLOCKS = frozenset({"li", "dd"})
 # Blocks that hold other blocks only.

@@ -41,7 +41,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-DEFAULT_LIMIT = 2.0  # seconds; MARKDOWN_TIME_LIMIT in the README
+DEFAULT_LIMIT = 2.0  # seconds; MARKDOWN_TIME_LIMIT in docs/configuration.md
 LIMIT_RANGE = (0.1, 60.0)  # what the setting accepts
 # After the first stop, how often the timer fires again should the work carry on.
 _REPEAT = 0.05

@@ -15,6 +15,8 @@ _WORD_RE = re.compile(r"\w+(?:['\u2019.-]\w+)*")
 _SPACE_RE = re.compile(r"\s+")
 _VOID = frozenset({"br", "hr", "img", "wbr", "input", "meta", "link", "source", "col"})
 _SKIPPED_CLASSES = frozenset({"headerlink", "footnote-backref", "code-language"})
+# A drawing's labels are not read as text; a formula is read as its TeX (its annotation).
+_SKIPPED_TAGS = frozenset({"sup", "svg", "semantics"})
 _TRAILING_JUNK = ",;:-\u2013\u2014([{\"'\u201c\u2018 "
 
 
@@ -34,6 +36,7 @@ class _TextWalker(HTMLParser):
         self.stats = TextStats()
         self.stack: list[tuple[str, bool]] = []  # (tag, skipped)
         self.in_pre = 0
+        self.in_tex = 0
         self.skipping = 0
         self.paragraph: list[str] | None = None
         self.paragraph_depth = -1
@@ -42,11 +45,12 @@ class _TextWalker(HTMLParser):
         if tag in _VOID:
             return
         classes = set((dict(attrs).get("class") or "").split())
-        skipped = bool(classes & _SKIPPED_CLASSES) or tag == "sup"
+        skipped = bool(classes & _SKIPPED_CLASSES) or tag in _SKIPPED_TAGS
         if tag == "p" and not self.stack and self.paragraph is None:
             self.paragraph, self.paragraph_depth = [], 0
         self.stack.append((tag, skipped))
         self.in_pre += tag == "pre"
+        self.in_tex += tag == "annotation"
         self.skipping += skipped
 
     def handle_endtag(self, tag: str) -> None:
@@ -55,6 +59,7 @@ class _TextWalker(HTMLParser):
         while self.stack:
             open_tag, skipped = self.stack.pop()
             self.in_pre -= open_tag == "pre"
+            self.in_tex -= open_tag == "annotation"
             self.skipping -= skipped
             if open_tag == tag:
                 break
@@ -67,7 +72,7 @@ class _TextWalker(HTMLParser):
         if self.in_pre:
             self.stats.code_words += len(_WORD_RE.findall(data))
             return
-        if self.skipping:
+        if self.skipping and not self.in_tex:  # a formula's TeX is read, in its skipped math
             return
         self.stats.prose_words += len(_WORD_RE.findall(data))
         if self.paragraph is not None:

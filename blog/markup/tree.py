@@ -78,9 +78,9 @@ class PipelineTreeprocessor(Treeprocessor):
 
 
 class PipelineExtension(Extension):
-    """Registers :class:`PipelineTreeprocessor` last and turns raw HTML off."""
+    """Registers :class:`PipelineTreeprocessor` last. Raw HTML stays on: Markdown keeps it
+    out of its text rules (no typographic quote enters a tag), and ``sanitize`` holds it to
+    the allow-list with the rest of the page."""
 
     def extendMarkdown(self, md: Markdown) -> None:
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
         md.treeprocessors.register(PipelineTreeprocessor(md), "fieldnotes", 1)

@@ -8,9 +8,9 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from blog.authoring import renditions
-from blog.authoring.images import image_url
 from blog.markup.policy import web_link
+from blog.media import renditions
+from blog.media.images import image_url
 from blog.models import Author
 from blog.reading import listing, seo
 from blog.web.templating import card_summary
@@ -80,13 +80,12 @@ def person(author: Author) -> dict[str, Any]:
     return data
 
 
-def author_meta(
-    author: Author, page: listing.Page[listing.Card], featured: listing.Card | None = None
-) -> seo.PageMeta:
+def author_meta(author: Author, shown: listing.Listing) -> seo.PageMeta:
     """Metadata for an author page: a ProfilePage about them, with their newest posts."""
+    page, featured = shown.page, shown.featured
     args: dict[str, Any] = {"page": page.number} if page.number > 1 else {}
     canonical = seo.external_url("public.author", slug=author.slug, **args)
-    title = seo.listing_title(author, page.number)
+    title = listing.listing_title(author, page.number)
     site = current_app.config["SITE_NAME"]
     description = card_summary(author.bio) if author.bio else f"Posts by {author.name} on {site}."
     data = {
@@ -97,13 +96,13 @@ def author_meta(
         "mainEntity": person(author),
         "hasPart": seo.postings(page.posts),
     }
-    shown = featured or (page.posts[0] if page.posts else None)
+    pictured = featured or (page.posts[0] if page.posts else None)
     return seo.PageMeta(
         title=title,
         description=description,
         canonical=canonical,
         og_type="profile",
-        image=seo.post_image(shown) if shown is not None else None,
+        image=seo.post_image(pictured) if pictured is not None else None,
         json_ld=seo.json_ld(data),
         feeds=feed_links(author),
     )

@@ -19,10 +19,10 @@ from flask import Blueprint, abort, current_app, redirect, url_for
 from flask.wrappers import Response
 from lxml import html as lxml_html
 
-from blog.authoring import taxonomy
+from blog import catalog
+from blog.media.pictures import Picture, picture, post_drawing
 from blog.models import Author, Post, Topic
 from blog.reading import listing
-from blog.reading.pictures import Picture, picture, post_drawing
 from blog.reading.seo import (
     FEED_TYPES,
     absolute_url,
@@ -31,7 +31,7 @@ from blog.reading.seo import (
     post_urls,
     xml_safe,
 )
-from blog.web import headers, validators
+from blog.web import validators
 
 bp = Blueprint("feeds", __name__)
 
@@ -182,8 +182,9 @@ def build_feed(
         else:
             entry.link(href=url, rel="alternate", type="text/html")
             entry.enclosure(src, size, shown.type)
-        entry.author(name=xml_safe(post.author.name))
-        entry.dc.dc_creator(xml_safe(post.author.name))
+        for credited in post.authors:
+            entry.author(name=xml_safe(credited.name))
+            entry.dc.dc_creator(xml_safe(credited.name))
         for topic_of_post in post.topics:
             entry.category(
                 term=xml_safe(topic_of_post.name),
@@ -205,10 +206,10 @@ def _feed(kind: str, topic_slug: str | None = None, author_slug: str | None = No
         return early
     topic, author = None, None
     if topic_slug is not None:
-        topic = listing.topic_by_slug(topic_slug)
+        topic = catalog.topic_by_slug(topic_slug)
         if topic is None:
-            current = taxonomy.current_topic_slug(topic_slug) if topic_slug.isprintable() else None
-            if current is not None and listing.topic_by_slug(current) is not None:
+            current = catalog.current_topic_slug(topic_slug) if topic_slug.isprintable() else None
+            if current is not None and catalog.topic_by_slug(current) is not None:
                 target = url_for("feeds.topic_feed", slug=current, kind=kind)
                 return cast(Response, redirect(target, 301))
             abort(404, description="There is no topic by that name.")
@@ -218,7 +219,7 @@ def _feed(kind: str, topic_slug: str | None = None, author_slug: str | None = No
             abort(404, description="There is no author by that name.")
         author = profile.author
     body = build_feed(listing.newest_posts(FEED_SIZE, topic, author), kind, topic, author)
-    return headers.cacheable(Response(body, mimetype=mimetype), check)
+    return validators.cacheable(Response(body, mimetype=mimetype), check)
 
 
 @bp.get("/feed.<any(atom, rss):kind>")

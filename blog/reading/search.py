@@ -2,8 +2,8 @@
 
 SQLite searches the FTS5 table `post_search`, PostgreSQL the `posts.search_vector` column;
 migration 0004_search creates both and the triggers that keep them current on every write.
-The reader's text never reaches either engine's query syntax: it is split into terms here,
-and each term is passed as a quoted string (FTS5) or as bound text (PostgreSQL).
+The reader's text is read by blog/fulltext.py, as the editor's search reads it: it never
+reaches either engine's query syntax.
 
 Every search costs a bounded amount of work, whatever the text and however long the posts:
 - at most MAX_WORDS distinct words are searched (repeats are dropped, the rest named);
@@ -11,17 +11,15 @@ Every search costs a bounded amount of work, whatever the text and however long 
   word (found newest first: FTS5 from its index, PostgreSQL by reading the newest posts
   and asking its GIN index for older ones when the words are rare); only they are ranked,
   by where the words are, and checked for the order of a phrase's words;
-- excerpts are cut here from the first SNIPPET_WINDOW characters of each body shown, never
-  by an engine over a whole body.
+- excerpts are cut (blog/fulltext.py) from the text of the first SNIPPET_WINDOW characters
+  of each rendered body shown, never by an engine over a whole body.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import re
-import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -30,34 +28,38 @@ import sqlalchemy as sa
 import sqlalchemy.orm as so
 from flask import Blueprint, abort, current_app, request, url_for
 from flask.wrappers import Response
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from sqlalchemy.dialects import postgresql as pg
 
 from blog import database
 from blog.extensions import db
+from blog.fulltext import (
+    PG_CONFIG,
+    RANKED_MATCHES,
+    SNIPPET_WINDOW,
+    Query,
+    Term,
+    clean_query,
+    excerpt,
+    fts5_match,
+    limit_terms,
+    marker,
+    more_notice,
+    parse_query,
+    prefix_shape,
+    rendered_text,
+    tsquery,
+    tsquery_lexeme,
+    tsquery_values,
+)
+from blog.fulltext import notices as text_notices
 from blog.models import PUBLISHED, Post, PostTopic, live, scheduled, utcnow
 from blog.reading import listing
 from blog.reading.listing import NOW, ListedTopic, TopicCount, TopicFilter
-from blog.web import headers, htmx, validators
-from blog.web.params import page_number
+from blog.web import htmx, paging, validators
+from blog.web.paging import page_number
 
 bp = Blueprint("search", __name__)
-
-MAX_QUERY_LENGTH = 200
-# Distinct words a search looks for. Each word costs the engines a pass over its index
-# entries (and FTS5 scores every term as a phrase of its own), so a search of 200 characters
-# of common words would cost many times one of a few words.
-MAX_WORDS = 8
-# Excerpts wrap matched words in these private-use characters (taken out of the post's text
-# first); only after the excerpt is escaped do they become <mark> tags, so a post's own text
-# can never open a tag.
-MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"
-ELLIPSIS = "\u2026"
-SNIPPET_WORDS = 28
-# Words of context before the first marked word of an excerpt.
-SNIPPET_LEAD_WORDS = 6
-# How much of a body an excerpt is cut from: a match further in shows the card alone.
-SNIPPET_WINDOW = 20_000
 
 # Swap targets on the search page and the blocks of public/search.html that fill them.
 SEARCH_FRAGMENTS = {
@@ -88,209 +90,19 @@ SQLITE_LIVE = (
     .columns(sa.column("id", sa.Integer), sa.column("published_at", sa.DateTime))
     .subquery("live")
 )
-# A search ranks the most recently added posts holding all its words, this many at most
-# (the page says when more hold them): each candidate is looked at one by one, for where
-# its words are and whether its phrases are there, so the cost grows with their number.
-RANKED_MATCHES = 200
-# The last word grows as a prefix from this length: one letter would match half the index.
-MIN_PREFIX = 2
-
-PG_CONFIG: sa.ColumnElement[str] = sa.literal_column("'english'::regconfig")
 PG_VECTOR = sa.literal_column("posts.search_vector", pg.TSVECTOR)
 
-# The unmapped objects that hold the index: kept out of model-vs-schema comparisons.
+# The unmapped objects that hold the indexes (the readers' and, on SQLite, the editor's of
+# posts readers cannot find, migration 0028_draft_search): kept out of model-vs-schema
+# comparisons.
 INDEX_TABLES = frozenset(
-    ["post_search"]
-    + [f"post_search_{part}" for part in ("data", "idx", "content", "docsize", "config")]
+    name
+    for table in ("post_search", "draft_search")
+    for name in [table]
+    + [f"{table}_{part}" for part in ("data", "idx", "content", "docsize", "config")]
 )
 INDEX_COLUMN = ("posts", "search_vector")
 INDEX_NAMES = frozenset({"ix_posts_search_vector", "ix_posts_search_live"})
-
-_TERMS = re.compile(r'"([^"]*)("?)|([^\s"]+)')
-_WORDS = re.compile(r"[^\W_]+")
-_LAST_WORD = re.compile(r"[^\W_]+[\W_]*$")
-_HEADING = re.compile(r"(^|\s)#{1,6}(?=\s)")
-_FENCE = re.compile(r"`{3,}\w*|~{3,}\w*")
-
-
-# --- The reader's text -------------------------------------------------------------------
-
-
-def clean_query(raw: str) -> tuple[str, bool]:
-    """The text to search: control characters and runs of space gone, cut to 200 characters.
-
-    Returns the text and whether it had to be cut.
-    """
-    visible = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in raw)
-    text = " ".join(visible.split())
-    if len(text) <= MAX_QUERY_LENGTH:
-        return text, False
-    return text[:MAX_QUERY_LENGTH].rstrip(), True
-
-
-def _searchable(text: str) -> bool:
-    """True when the text holds a letter or digit, the only characters the engines index."""
-    return any(unicodedata.category(ch)[0] in "LN" for ch in text)
-
-
-@dataclass(frozen=True)
-class Term:
-    """Something every result must contain: a word, or words in a row (a quoted phrase).
-
-    `prefix` marks the last term the reader is still typing: its last word (from two
-    characters on) also matches longer words that start with it.
-    """
-
-    text: str
-    prefix: bool = False
-
-    @property
-    def words(self) -> list[str]:
-        """The term's letters-and-digits runs."""
-        return _WORDS.findall(self.text)
-
-
-def parse_query(text: str) -> list[Term]:
-    """Split the reader's text into terms; quotes make phrases, everything else is literal."""
-    terms: list[tuple[str, bool]] = []
-    for phrase, closing, word in _TERMS.findall(text):
-        body = word or phrase
-        if _searchable(body):
-            # A closed phrase is finished; a bare word or an open quote may still be growing.
-            terms.append((body.strip(), bool(word) or not closing))
-    if not terms:
-        return []
-    *done, (last, growing) = terms
-    words = _WORDS.findall(last)
-    if growing and (not words or len(words[-1]) < MIN_PREFIX):
-        # One letter of a new word says too little to search on: leave it out until the
-        # next keystroke, unless it is all there is.
-        shorter = _LAST_WORD.sub("", last).strip()
-        if _searchable(shorter):
-            return [Term(body) for body, _ in done] + [Term(shorter)]
-        if done:
-            return [Term(body) for body, _ in done]
-        return [Term(last)]
-    return [Term(body) for body, _ in done] + [Term(last, prefix=growing)]
-
-
-@dataclass(frozen=True)
-class Query:
-    """The terms a search looks for, and the words of the reader's text it leaves out."""
-
-    terms: tuple[Term, ...]
-    left_out: tuple[str, ...] = ()
-
-    @property
-    def phrased(self) -> bool:
-        """True when a term is several words in a row: only their positions can tell."""
-        return any(len(term.words) > 1 for term in self.terms)
-
-    @property
-    def words(self) -> tuple[Term, ...]:
-        """Each distinct word of the terms as a term of its own (the last still a prefix when
-        the reader is typing it): every post that has the phrases has all of these."""
-        found: dict[str, Term] = {}
-        for term in self.terms:
-            words = term.words
-            for index, word in enumerate(words):
-                prefix = term.prefix and index == len(words) - 1
-                key = word.casefold()
-                if key not in found or (found[key].prefix and not prefix):
-                    found[key] = Term(word, prefix)
-        return tuple(found.values())
-
-
-def _key(words: Iterable[str]) -> tuple[str, ...]:
-    """What makes two terms the same search, whatever their case or punctuation."""
-    return tuple(word.casefold() for word in words)
-
-
-def limit_terms(terms: Sequence[Term]) -> Query:
-    """The terms with repeats dropped and at most MAX_WORDS words in all, in the reader's order.
-
-    A repeat changes no result, so it goes silently (a repeated word while typing is also
-    one the reader finished before: that one stays). Words past the limit are named in
-    `left_out`, a phrase that crosses it is cut there, so the page can say what was not
-    searched.
-    """
-    kept: list[Term] = []
-    seen: set[tuple[str, ...]] = set()
-    left_out: list[str] = []
-    room = MAX_WORDS
-    for term in terms:
-        words = term.words
-        if _key(words) in seen:
-            continue
-        if room == 0:
-            left_out.append(" ".join(words))
-            continue
-        if len(words) > room:
-            cut = [match.end() for match in _WORDS.finditer(term.text)][room - 1]
-            left_out.append(" ".join(words[room:]))
-            term = Term(term.text[:cut])
-            words = term.words
-            if _key(words) in seen:
-                continue
-        seen.add(_key(words))
-        kept.append(term)
-        room -= len(words)
-    return Query(tuple(kept), tuple(left_out))
-
-
-# --- Queries on each engine --------------------------------------------------------------
-
-
-def _fts5_match(terms: Sequence[Term]) -> str:
-    """An FTS5 query: every term as a quoted string (so no operator survives), ANDed."""
-    parts = []
-    for term in terms:
-        quoted = '"' + term.text.replace('"', '""') + '"'
-        parts.append(f"{quoted} *" if term.prefix else quoted)
-    return " AND ".join(parts)
-
-
-def _tsquery_lexeme(word: str) -> str:
-    """A word as a quoted to_tsquery lexeme."""
-    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _tsquery(shape: Sequence[bool], name: str, *, in_a_row: bool = True) -> sa.ColumnElement:
-    """A PostgreSQL tsquery for terms, one bound text each (`{name}_{i}`, and `{name}_{i}_prefix`
-    for a prefix term, `shape[i]`): the reader's text never becomes query syntax.
-
-    With `in_a_row` false, a phrase's words may be anywhere in the post: a query the GIN
-    index answers alone, without reading any post's positions.
-    """
-    parse = sa.func.phraseto_tsquery if in_a_row else sa.func.plainto_tsquery
-    query: sa.ColumnElement | None = None
-    for index, prefix in enumerate(shape):
-        text = sa.bindparam(f"{name}_{index}", type_=sa.Text)
-        part: sa.ColumnElement = parse(PG_CONFIG, text, type_=pg.TSQUERY)
-        if prefix:
-            lexemes = sa.bindparam(f"{name}_{index}_prefix", type_=sa.Text)
-            started = sa.func.to_tsquery(PG_CONFIG, lexemes, type_=pg.TSQUERY)
-            part = part.op("||", return_type=pg.TSQUERY)(started)
-        query = part if query is None else query.op("&&", return_type=pg.TSQUERY)(part)
-    assert query is not None
-    return query
-
-
-def _tsquery_values(terms: Sequence[Term], name: str, *, in_a_row: bool = True) -> dict:
-    """The bound texts of `_tsquery` for these terms."""
-    joiner = " <-> " if in_a_row else " & "
-    values: dict[str, str] = {}
-    for index, term in enumerate(terms):
-        values[f"{name}_{index}"] = term.text
-        if term.prefix and term.words:
-            lexemes = joiner.join(_tsquery_lexeme(word) for word in term.words)
-            values[f"{name}_{index}_prefix"] = lexemes + ":*"
-    return values
-
-
-def _shape(terms: Sequence[Term]) -> tuple[bool, ...]:
-    """Which terms are prefixes: all a PostgreSQL statement's form depends on."""
-    return tuple(bool(term.prefix and term.words) for term in terms)
 
 
 # The statements are built once per form, their values bound: building them anew took as
@@ -455,7 +267,7 @@ class _SQLite(_Engine):
             # searched, the prefix can add nothing.
             typed = tuple(Term(term.text) for term in words)
             mode = None if topic is None else _topic_mode(topic.count, total, grows=False)
-            exact = _values(words=_fts5_match(typed), topic_id=topic_id)
+            exact = _values(words=fts5_match(typed), topic_id=topic_id)
             held = database.read(_sqlite_held(mode), exact).scalar() or 0
             searched = topic.count if topic is not None else total
             if held > RANKED_MATCHES or 0 < searched <= held:
@@ -463,8 +275,8 @@ class _SQLite(_Engine):
         grows = any(term.prefix and len(term.text) not in FTS_PREFIXES for term in words)
         mode = None if topic is None else _topic_mode(topic.count, total, grows)
         values = _values(
-            words=_fts5_match(words),
-            terms=_fts5_match(query.terms),
+            words=fts5_match(words),
+            terms=fts5_match(query.terms),
             topic_id=topic_id,
             **{column: _fts5_any(query.terms, column) for column in COLUMN_RANKS},
         )
@@ -506,7 +318,7 @@ def _postgresql_columns(vector: sa.ColumnElement, terms: tuple[bool, ...], phras
 
     ranks = ((found("title"), COLUMN_RANKS["title"]), (found("summary"), COLUMN_RANKS["summary"]))
     score = sa.case(*ranks, else_=0)
-    in_a_row = vector.op("@@")(_once(_tsquery(terms, "term"))) if phrased else sa.true()
+    in_a_row = vector.op("@@")(_once(tsquery(terms, "term"))) if phrased else sa.true()
     return score, in_a_row
 
 
@@ -537,7 +349,7 @@ def _postgresql_walk(
     """The `walk` newest posts up to `last`: the live ones holding every word, newest first,
     with, on every row, the oldest id read and how many posts were read (one row of those
     alone when none holds the words)."""
-    words_query = _tsquery(words, "word", in_a_row=False)
+    words_query = tsquery(words, "word", in_a_row=False)
     # Words PostgreSQL does not index (stop words like "the") leave an empty query, which
     # no post matches: then nothing is read at all (a test made once, before the walk).
     posts = _postgresql_walk_posts(in_topic).where(sa.func.numnode(words_query) > 0)
@@ -574,7 +386,7 @@ def _postgresql_index(
     through the GIN index. The index is the statement's only way to the words: the app's
     generic plans rate a bound tsquery as rare (PostgreSQL's default), and it is rare here,
     since the walk back found it in few posts."""
-    held = PG_VECTOR.op("@@")(_tsquery(words, "word", in_a_row=False))
+    held = PG_VECTOR.op("@@")(tsquery(words, "word", in_a_row=False))
     # Only the words here: a condition another index serves (a live post's state and date)
     # could draw the planner to that index, and to reading every live post's vector.
     hits = sa.select(Post.id).where(held).cte("hits").prefix_with("MATERIALIZED")
@@ -600,13 +412,18 @@ class _PostgreSQL(_Engine):
     """PostgreSQL: the tsvector column and its GIN index."""
 
     def candidates(self, query: Query, topic: TopicCount | None, total: int) -> list[Candidate]:
-        form = (_shape(query.terms), _shape(query.words), query.phrased, topic is not None)
+        form = (
+            prefix_shape(query.terms),
+            prefix_shape(query.words),
+            query.phrased,
+            topic is not None,
+        )
         values = _values(topic_id=topic.topic.id if topic is not None else None)
-        values |= _tsquery_values(query.terms, "term")
-        values |= _tsquery_values(query.words, "word", in_a_row=False)
+        values |= tsquery_values(query.terms, "term")
+        values |= tsquery_values(query.words, "word", in_a_row=False)
         for name, weight in (("title", "A"), ("summary", "B")):
             values[name] = " | ".join(
-                _tsquery_lexeme(term.text) + (":*" if term.prefix else ":") + weight
+                tsquery_lexeme(term.text) + (":*" if term.prefix else ":") + weight
                 for term in query.words
             )
         want = RANKED_MATCHES + 1
@@ -643,122 +460,6 @@ def _engine() -> _Engine:
     raise RuntimeError(f"Full-text search supports SQLite and PostgreSQL, not {dialect}.")
 
 
-# --- Snippets ----------------------------------------------------------------------------
-
-# Endings a word may have or lack and still be the reader's word ("checkpointing" marks
-# "checkpoint", "latency" marks "latencies"): close to what the engines' stemmers fold
-# together, for marking only (which posts match is the engines' business).
-_ENDINGS = sorted(
-    "s es ies ied ed d e y er ers ly ing ings ion ions ation ations ment ments ness".split(),  # noqa: SIM905
-    key=len,
-    reverse=True,
-)
-_ENDING = "(?:" + "|".join(_ENDINGS) + ")?"
-_STEM_FLOOR = 3  # an ending is taken off only when this many letters stay
-_AFTER_WORD = r"(?![^\W_])"
-_SPACED = re.compile(r"\S+")
-
-
-def _stem(word: str) -> str:
-    """The word without the longest ending that leaves it at least three letters long."""
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= _STEM_FLOOR:
-            return word[: -len(ending)]
-    return word
-
-
-def _term_pattern(term: Term) -> str:
-    """A regular expression for the term in lower-cased text: its words in a row, each with
-    or without an ending (the last word of a prefix with any ending)."""
-    words = [word.lower() for word in term.words]
-    parts = [re.escape(_stem(word)) + _ENDING for word in words]
-    if term.prefix:  # the word typed so far, finished or not
-        parts[-1] = f"(?:{re.escape(words[-1])}[^\\W_]*|{parts[-1]})"
-    return r"[\W_]+".join(parts) + _AFTER_WORD
-
-
-def marker(terms: Sequence[Term]) -> re.Pattern[str] | None:
-    """One pattern that finds any of the terms in lower-cased text (None without terms).
-
-    It starts with the words' own letters and has no groups, so the regular expression
-    engine skips to likely places instead of trying every position.
-    """
-    patterns = [_term_pattern(term) for term in terms if term.words]
-    return re.compile("|".join(patterns)) if patterns else None
-
-
-def _lower(text: str) -> str:
-    """The text in lower case, character for character (offsets stay valid)."""
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
-
-
-def _found(pattern: re.Pattern[str], text: str, lowered: str, start: int, end: int):
-    """The pattern's matches in text[start:end] that begin a word."""
-    for match in pattern.finditer(lowered, start, end):
-        at = match.start()
-        if at == 0 or not text[at - 1].isalnum():
-            yield match
-
-
-def excerpt(window: str, pattern: re.Pattern[str], cut: bool) -> Markup | None:
-    """A one-line excerpt around the first match in `window` (the start of a body; `cut`
-    when the body goes on), its matches marked, or None when nothing in it matches.
-
-    The window is read once for its first match; the excerpt is cut from the few hundred
-    characters around it, so its cost does not grow with the body.
-    """
-    text = window.replace(MARK_OPEN, " ").replace(MARK_CLOSE, " ")
-    lowered = _lower(text)
-    first = next(_found(pattern, text, lowered, 0, len(text)), None)
-    if first is None:
-        return None
-    # A few words of context before the match (none cut in two), then SNIPPET_WORDS words.
-    lead = max(0, first.start() - 120)
-    starts = [word.start() for word in _SPACED.finditer(text, lead, first.start())]
-    if lead > 0 and not text[lead - 1].isspace():
-        starts = starts[1:]
-    start = starts[-SNIPPET_LEAD_WORDS:][0] if starts else first.start()
-    words = _SPACED.finditer(text, start, start + 600)
-    ends = [word.end() for _, word in zip(range(SNIPPET_WORDS), words, strict=False)]
-    end = max(ends[-1] if ends else first.end(), first.end())
-    parts: list[str] = []
-    at = start
-    for match in _found(pattern, text, lowered, start, end):
-        parts += [text[at : match.start()], MARK_OPEN, text[match.start() : match.end()]]
-        parts.append(MARK_CLOSE)
-        at = match.end()
-    parts.append(text[at:end])
-    body = _tidy("".join(parts))
-    before = f"{ELLIPSIS} " if start > 0 else ""
-    after = f" {ELLIPSIS}" if end < len(text) or cut else ""
-    return highlighted(before + body + after)
-
-
-def highlighted(snippet: str) -> Markup:
-    """Escape a snippet and turn its markers into balanced <mark> tags."""
-    parts: list[str] = []
-    inside = False
-    for piece in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", snippet):
-        if piece in (MARK_OPEN, MARK_CLOSE):
-            opening = piece == MARK_OPEN
-            if opening != inside:
-                parts.append("<mark>" if opening else "</mark>")
-                inside = opening
-        else:
-            parts.append(str(escape(piece)))
-    if inside:
-        parts.append("</mark>")
-    return Markup("".join(parts))
-
-
-def _tidy(snippet: str) -> str:
-    """Drop the Markdown that reads as noise in a one-line excerpt (heading marks, fences)."""
-    return " ".join(_HEADING.sub(r"\1", _FENCE.sub(" ", snippet)).split())
-
-
 # --- The one query function ------------------------------------------------------------------
 
 
@@ -771,7 +472,7 @@ class Results:
     `left_out` names the words of the text past MAX_WORDS, which were not searched.
     """
 
-    page: listing.Page
+    page: paging.Page[listing.Card]
     snippets: dict[int, Markup] = field(default_factory=dict)
     searchable: bool = True
     more: bool = False
@@ -783,7 +484,7 @@ def _cards_statement() -> sa.Select:
     """The cards of the posts `ids` (the listing's columns), each with the start of its body
     for the excerpt (one character more than the window, to tell whether the body goes on).
     PostgreSQL decompresses a stored body only as far as substr() reads."""
-    window = sa.func.substr(Post.body_markdown, 1, SNIPPET_WINDOW + 1)
+    window = sa.func.substr(Post.body_html, 1, SNIPPET_WINDOW + 1)
     ids = sa.bindparam("ids", expanding=True, type_=sa.Integer)
     # Read as the listing reads its cards, so both show the same card.
     return listing.card_select(window).where(Post.id.in_(ids))
@@ -809,16 +510,16 @@ def search_posts(
     """
     query = limit_terms(parse_query(text))
     if not query.terms:
-        return Results(listing.Page([], number, per_page, 0), searchable=False)
+        return Results(paging.Page([], number, per_page, 0), searchable=False)
     if topic is not None and counts is None:
         counts = listing.topic_filter()
     entry = counts.of(topic.slug) if topic is not None and counts is not None else None
     if topic is not None and entry is None:  # no live post is filed under it
-        return Results(listing.Page([], number, per_page, 0), left_out=query.left_out)
+        return Results(paging.Page([], number, per_page, 0), left_out=query.left_out)
     total = counts.total if counts is not None else 0
     offset = (number - 1) * per_page
     found = _engine().ranked_page(query, entry, total, per_page, offset)
-    empty = listing.Page([], number, per_page, found.ranked)
+    empty: paging.Page[listing.Card] = paging.Page([], number, per_page, found.ranked)
     if not found.ids:
         return Results(empty, more=found.more, left_out=query.left_out)
     pattern = marker(query.terms)
@@ -828,11 +529,12 @@ def search_posts(
         card, start = listing.card_from(row), row[-1]
         by_id[card.id] = card
         if start and pattern is not None:
-            snippet = excerpt(start[:SNIPPET_WINDOW], pattern, len(start) > SNIPPET_WINDOW)
+            text = rendered_text(start[:SNIPPET_WINDOW])
+            snippet = excerpt(text, pattern, len(start) > SNIPPET_WINDOW)
             if snippet is not None:
                 snippets[card.id] = snippet
     posts = [by_id[post_id] for post_id in found.ids if post_id in by_id]
-    page = listing.Page(posts, number, per_page, found.ranked)
+    page = paging.Page(posts, number, per_page, found.ranked)
     return Results(page, snippets, more=found.more, left_out=query.left_out)
 
 
@@ -881,20 +583,7 @@ def search_url(text: str, topic: ListedTopic | None, page: int = 1) -> str:
 def notices(was_cut: bool, results: Results | None) -> list[str]:
     """What the page says about the text searched: what it cut and what it left out. Shown
     above the results and announced with them."""
-    said = []
-    if was_cut:
-        said.append(
-            f"Searches are limited to {MAX_QUERY_LENGTH} characters: "
-            f"only the first {MAX_QUERY_LENGTH} were used."
-        )
-    if results is not None and results.left_out:
-        left = " ".join(results.left_out)
-        verb = "was" if len(left.split()) == 1 else "were"
-        said.append(
-            f"Searches are limited to {MAX_WORDS} different words: "
-            f"\u201c{left}\u201d {verb} not searched."
-        )
-    return said
+    return text_notices(was_cut, results.left_out if results is not None else ())
 
 
 def _status(text: str, results: Results | None, said: list[str]) -> str:
@@ -907,16 +596,8 @@ def _status(text: str, results: Results | None, said: list[str]) -> str:
     else:
         status = f"{total:,} result{'s' if total != 1 else ''} for \u201c{text}\u201d"
     if results.more:
-        said = [more_notice(), *said]
+        said = [more_notice(RANKED_MATCHES), *said]
     return f"{status}. {' '.join(said)}" if said else status
-
-
-def more_notice() -> str:
-    """What the page says when more posts hold the words than a search looks at."""
-    return (
-        f"Only the {RANKED_MATCHES:,} most recently added posts with these words were "
-        "searched: add a word to narrow the search."
-    )
 
 
 @bp.get("/search")
@@ -960,7 +641,7 @@ def search_page() -> Response:
         block,
         search_query=text,
         notices=said,
-        more_notice=more_notice(),
+        more_notice=more_notice(RANKED_MATCHES),
         topic=topic,
         topics=[entry.topic for entry in counts.topics] if shown and counts else [],
         footer_topics=counts.topics if counts else [],
@@ -970,4 +651,4 @@ def search_page() -> Response:
         page_url=lambda page: search_url(text, topic, page),
         all_topics_url=search_url(text, None),
     )
-    return headers.cacheable(response, check, vary=htmx.VARY, personal=True)
+    return validators.cacheable(response, check, vary=htmx.VARY, personal=True)

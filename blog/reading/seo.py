@@ -22,11 +22,11 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
-from blog.authoring.images import image_url
-from blog.models import Author, Post
+from blog.media.images import image_url
+from blog.media.previews import LOGO_FILE, LOGO_SIZE, link_picture, logo_url
+from blog.models import Post
 from blog.reading import listing
 from blog.reading.listing import ListedTopic
-from blog.reading.previews import LOGO_FILE, LOGO_SIZE, link_picture, logo_url
 from blog.web import headers, validators
 from blog.web.static import static_digest
 
@@ -36,8 +36,9 @@ Built = TypeVar("Built")
 SCHEMA_CONTEXT = "https://schema.org"
 FEED_TYPES = {"atom": "application/atom+xml", "rss": "application/rss+xml"}
 SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
-# Paths of the authoring pages, kept out of search engines by robots.txt.
-PRIVATE_PATHS = ("/editor", "/login")
+# Paths kept out of search engines by robots.txt: the authoring pages, draft links and the
+# one-time account links (each page also says noindex; this keeps crawlers from asking).
+PRIVATE_PATHS = ("/editor", "/login", "/drafts/", "/account/")
 
 # A slug that reads the same quoted or not.
 _PLAIN_SLUG = re.compile(r"[a-z0-9-]+")
@@ -252,7 +253,7 @@ def postings(cards: Sequence[listing.Card]) -> list[dict[str, Any]]:
             "headline": card.title,
             "url": post_url(card.slug),
             "datePublished": iso_datetime(card.published_at),
-            "author": person(card.author.name, card.author.slug, author_url),
+            "author": [person(author.name, author.slug, author_url) for author in card.authors],
         }
         for card in cards
     ]
@@ -289,7 +290,7 @@ def post_meta(post: Post) -> PageMeta:
         "mainEntityOfPage": canonical,
         "datePublished": iso_datetime(post.published_at),
         "dateModified": iso_datetime(post_modified(post)),
-        "author": person(post.author.name, post.author.slug),
+        "author": [person(author.name, author.slug) for author in post.authors],
         "publisher": _publisher(),
         "isPartOf": {
             "@type": "Blog",
@@ -320,14 +321,6 @@ def post_meta(post: Post) -> PageMeta:
         section=topics[0] if topics else "",
         tags=topics,
     )
-
-
-def listing_title(of: ListedTopic | Author | None, number: int) -> str:
-    """A listing state's title (all posts, a topic's, an author's), as <title> shows it."""
-    title = current_app.config["SITE_NAME"]
-    if of is not None:
-        title = f"{of.name} · {title}"
-    return f"{title} · page {number}" if number > 1 else title
 
 
 @dataclass(frozen=True)
@@ -367,13 +360,13 @@ def _build_listing_head(topic: ListedTopic | None) -> _ListingHead:
         blog = {
             "@context": SCHEMA_CONTEXT,
             "@type": "CollectionPage",
-            "name": listing_title(topic, 1),
+            "name": listing.listing_title(topic, 1),
             "url": canonical,
             "about": {"@type": "Thing", "name": topic.name},
             "isPartOf": {"@type": "Blog", "name": config["SITE_NAME"], "url": home},
         }
     return _ListingHead(
-        title=listing_title(topic, 1),
+        title=listing.listing_title(topic, 1),
         description=config["SITE_DESCRIPTION"],
         canonical=canonical,
         feeds=feed_links(topic),
@@ -381,14 +374,13 @@ def _build_listing_head(topic: ListedTopic | None) -> _ListingHead:
     )
 
 
-def listing_meta(
-    topic: ListedTopic | None, page: listing.Page[listing.Card], featured: listing.Card | None
-) -> PageMeta:
+def listing_meta(shown: listing.Listing) -> PageMeta:
     """Metadata for a listing page; the home page also describes the blog in JSON-LD."""
+    topic, page, featured = shown.topic, shown.page, shown.featured
     head = _listing_head(topic)
     title, canonical = head.title, head.canonical
     if page.number > 1:
-        title = listing_title(topic, page.number)
+        title = listing.listing_title(topic, page.number)
         if topic is None:
             canonical = external_url("public.home", page=page.number)
         else:
@@ -396,13 +388,13 @@ def listing_meta(
     # A Blog lists its posts as blogPost; a topic's CollectionPage has them as its parts.
     posts = "blogPost" if topic is None else "hasPart"
     data = json_ld({**head.blog, posts: postings(page.posts)})
-    shown = featured or (page.posts[0] if page.posts else None)
+    pictured = featured or (page.posts[0] if page.posts else None)
     return PageMeta(
         title=title,
         description=head.description,
         canonical=canonical,
         og_type="website",
-        image=post_image(shown) if shown is not None else None,
+        image=post_image(pictured) if pictured is not None else None,
         json_ld=data,
         feeds=head.feeds,
     )
@@ -445,7 +437,7 @@ def sitemap() -> Response:
     early = validators.not_modified(check, mimetype=mimetype)
     if early is not None:
         return early
-    return headers.cacheable(Response(sitemap_xml(), mimetype=mimetype), check)
+    return validators.cacheable(Response(sitemap_xml(), mimetype=mimetype), check)
 
 
 def robots_txt() -> str:

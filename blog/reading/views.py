@@ -7,7 +7,6 @@ from typing import cast
 from flask import (
     Blueprint,
     abort,
-    current_app,
     make_response,
     redirect,
     render_template,
@@ -15,14 +14,14 @@ from flask import (
     url_for,
 )
 from flask.wrappers import Response
+from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response as BaseResponse
 
-from blog.authoring import store, taxonomy
+from blog import catalog
 from blog.reading import authors, listing, search, seo
-from blog.web import htmx, validators
-from blog.web.headers import cacheable
+from blog.web import errors, htmx, validators
 from blog.web.pagecache import CachedRoute
-from blog.web.params import page_number
+from blog.web.paging import page_number
 
 bp = Blueprint("public", __name__)
 
@@ -31,7 +30,8 @@ bp = Blueprint("public", __name__)
 LISTING_FRAGMENTS = {"all-posts": "all_posts", "post-list": "more_posts"}
 # What each page reads of a request besides its path: the page cache keys on exactly this.
 CACHED_ROUTES = {
-    "public.home": CachedRoute(("page",), LISTING_FRAGMENTS),
+    # `p` and `page_id`: a WordPress address (`/?p=ID`) of a moved post, answered with a 301.
+    "public.home": CachedRoute(("page", "p", "page_id"), LISTING_FRAGMENTS),
     "public.topic": CachedRoute(("page",), LISTING_FRAGMENTS),
     "public.author": CachedRoute(("page",), LISTING_FRAGMENTS),
     "public.post": CachedRoute(),
@@ -48,60 +48,32 @@ CACHED_ROUTES = {
 
 def _listing(topic_slug: str | None = None, author_slug: str | None = None) -> Response:
     """Render the listing of all posts, of one topic's or of one author's, at the requested
-    page."""
+    page: the whole page, or with htmx the fragment it swaps."""
     number = page_number()
     block = htmx.fragment_for(LISTING_FRAGMENTS)
     found = listing.topic_filter()
-    check = validators.validator(
-        "listing", topic_slug, author_slug, number, block, state=found.state
-    )
+    # The path names whose listing it is; the page and the fragment, which state of it.
+    check = validators.validator("listing", request.path, number, block, state=found.state)
     early = validators.not_modified(check, vary=htmx.VARY, personal=True)
     if early is not None:
         return early
-    config = current_app.config
-    per_page = config["POSTS_PER_PAGE"]
-    topic, author, listed = None, None, found.total
-    if topic_slug is not None:
-        entry = found.of(topic_slug)
-        if entry is None:
-            moved = _renamed_topic(topic_slug, found)
-            if moved is not None:
-                return moved
-            abort(404, description="There is no topic by that name.")
-        topic, listed = entry.topic, entry.count
-    if author_slug is not None:
-        profile = listing.author_by_slug(author_slug)
-        if profile is None:
-            abort(404, description="There is no author by that name.")
-        author, listed = profile.author, profile.count
-    if number > listing.last_page(listed, per_page):
-        abort(404, description="That page is past the end of the list.")
-    # Featured and picks sit outside the swapped regions: read them only when shown. An
-    # author's page is about their posts alone.
-    home = topic is None and author is None
-    shown = listing.cards(
-        topic,
-        number,
-        per_page,
-        author=author,
-        featured=block is None and author is None,
-        picks=config["PICKS_COUNT"] if home and block in (None, "all_posts") else 0,
-    )
-    page = listing.Page(shown.page, number, per_page, listed)
+    shown = listing.listing_of(found, number, block, topic_slug=topic_slug, author_slug=author_slug)
+    if isinstance(shown, listing.Moved):
+        return _moved(shown.slug)
     meta = None
     if block is None:
         meta = (
-            authors.author_meta(author, page)
-            if author is not None
-            else seo.listing_meta(topic, page, shown.featured)
+            authors.author_meta(shown.author, shown)
+            if shown.author is not None
+            else seo.listing_meta(shown)
         )
     response = htmx.render(
         "public/listing.html",
         block,
-        title=seo.listing_title(author or topic, number),
-        topic=topic,
-        author=author,
-        page=page,
+        title=shown.title,
+        topic=shown.topic,
+        author=shown.author,
+        page=shown.page,
         topics=found.topics,
         footer_topics=found.topics,
         total=found.total,
@@ -109,23 +81,24 @@ def _listing(topic_slug: str | None = None, author_slug: str | None = None) -> R
         picks=shown.picks,
         meta=meta,
     )
-    return cacheable(response, check, vary=htmx.VARY, personal=True)
+    return validators.cacheable(response, check, vary=htmx.VARY, personal=True)
 
 
-def _renamed_topic(old_slug: str, found: listing.TopicFilter) -> Response | None:
-    """301 to the present address of a topic renamed or merged away, when that one has live
-    posts (any page number and query string carried over), else None."""
-    current = taxonomy.current_topic_slug(old_slug) if old_slug.isprintable() else None
-    if current is None or found.of(current) is None:
-        return None
-    target = url_for("public.topic", slug=current)
+def _moved(slug: str) -> Response:
+    """301 to the present address of a renamed or merged topic, with any page number and
+    query string carried over."""
+    target = url_for("public.topic", slug=slug)
     query = request.query_string.decode("utf-8", "replace")
     return cast(Response, redirect(f"{target}?{query}" if query else target, 301))
 
 
 @bp.get("/")
-def home() -> Response:
-    """The listing of every topic."""
+def home() -> BaseResponse:
+    """The listing of every topic; a moved WordPress post's `/?p=ID` leads to the post."""
+    if "p" in request.args or "page_id" in request.args:
+        current = catalog.slug_for_address(request.full_path)
+        if current is not None:
+            return redirect(url_for("public.post", slug=current), 301)
     return _listing(None)
 
 
@@ -154,7 +127,7 @@ def post(slug: str) -> BaseResponse:
         abort(404, description="There is no post at this address.")
     found = listing.post_by_slug(slug)
     if found is None:
-        current = store.current_slug_for(slug)
+        current = catalog.current_slug_for(slug)
         if current is not None and current != slug:  # a renamed post keeps its address
             return redirect(url_for("public.post", slug=current), 301)
         abort(404, description="There is no post at this address.")
@@ -168,4 +141,16 @@ def post(slug: str) -> BaseResponse:
         older=older,
         footer_topics=found_topics.topics,
     )
-    return cacheable(make_response(body), check, personal=True)
+    return validators.cacheable(make_response(body), check, personal=True)
+
+
+@bp.app_errorhandler(NotFound)
+def old_address(error: NotFound) -> BaseResponse:
+    """Any address that finds nothing: a 301 to the post that had it as an old path on the
+    site it was moved from, else the site's 404 page. Pages answer first, so an old path
+    never shadows one."""
+    if request.method in ("GET", "HEAD"):
+        current = catalog.slug_for_address(request.full_path)
+        if current is not None:
+            return redirect(url_for("public.post", slug=current), 301)
+    return errors.error_page(404, error.description)

@@ -11,8 +11,8 @@ from pathlib import Path
 import sqlalchemy as sa
 from flask import current_app
 
-from blog import ROOT
 from blog.authoring import store
+from blog.config import ROOT
 from blog.database import begin_write
 from blog.extensions import db
 from blog.models import Post, utcnow

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import uuid
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -19,12 +18,14 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from blog import markup
-from blog.authoring import images, store
-from blog.authoring.renditions import BODY_IMAGE
+from blog.authoring import store
 from blog.database import begin_write
 from blog.extensions import db
 from blog.markup.policy import web_link
+from blog.media import images
+from blog.media.renditions import BODY_IMAGE
 from blog.models import DRAFT, PUBLISHED, Author, Image, Post, SlugRedirect, Topic
+from blog.transfer import progress as progress_bar
 from blog.transfer.frontmatter import (
     SLUG,
     Entry,
@@ -130,10 +131,8 @@ def markdown_files(root: Path) -> list[Source]:
 
 
 def _steps(items: list[T], label: str, shown: bool) -> Iterator[T]:
-    """Iterate, drawing a progress bar when `shown` (a terminal)."""
-    bar = click.progressbar(items, label=label) if shown else nullcontext(items)
-    with bar as steps:
-        yield from steps
+    """Iterate, drawing a progress bar on standard error when `shown` (a terminal)."""
+    return progress_bar.steps(items, label, shown)
 
 
 def _slug_line(entry: Entry) -> int:
@@ -164,7 +163,7 @@ def read_sources(
         entry = parsed.entry
         if entry is None:
             continue
-        if not entry.topics and not default_topic:
+        if not entry.topics and not default_topic and not entry.draft:  # a draft may have none
             message = "no topics: add `topics:` or pass --topic NAME"
             problems.append(Problem(source.shown, 1, message))
         first = by_slug.setdefault(entry.slug, Loaded(source, entry))
@@ -442,7 +441,7 @@ def entry_of(post: Post) -> Entry:
         title=store.clean_text(post.title).strip(),
         slug=post.slug,
         uid=post.uid,
-        author=store.clean_text(post.author.name).strip(),
+        authors=[store.clean_text(author.name).strip() for author in post.authors],
         topics=[store.clean_text(topic.name).strip() for topic in post.topics],
         summary=store.clean_text(post.summary).strip(),
         published_at=post.published_at,
@@ -467,6 +466,7 @@ def _existing(slugs: list[str]) -> dict[str, Post]:
             .options(
                 so.selectinload(Post.topic_links),
                 so.joinedload(Post.author),
+                so.selectinload(Post.author_links),
                 # The render is only ever replaced, never compared: leave it in the database.
                 so.defer(Post.body_html),
                 so.defer(Post.excerpt),
@@ -479,7 +479,7 @@ def _existing(slugs: list[str]) -> dict[str, Post]:
 
 def _fields(
     entry: Entry,
-    author: Author,
+    authors: list[Author],
     topics: list[Topic],
     image: Image | None,
     social_image: Image | None = None,
@@ -491,7 +491,8 @@ def _fields(
         body=entry.body,
         summary=entry.summary,
         topics=topics,
-        author=author,
+        author=authors[0],
+        coauthors=authors[1:],
         status=DRAFT if entry.draft else PUBLISHED,
         published_at=entry.published_at,
         featured=entry.featured,
@@ -507,10 +508,13 @@ def _fields(
 
 
 def _topic_names(entry: Entry, default_topic: str | None) -> list[str]:
-    """The entry's topics, or the --topic default (read_sources refused files with neither)."""
+    """The entry's topics, else the --topic default, else none: a draft may have no topic yet
+    (read_sources refused the published posts with neither)."""
     if entry.topics:
         return entry.topics
-    assert default_topic is not None
+    if default_topic is None:
+        assert entry.draft
+        return []
     return [default_topic]
 
 
@@ -523,14 +527,18 @@ def _save(
     default_author: str,
     default_topic: str | None,
     progress: bool,
+    rendered: Mapping[str, store.EarlyRender] | None = None,
 ) -> Counts:
     """Create or update a post per entry, by slug, in the session (the caller commits).
 
     `kept` holds, by slug, the old addresses each post already has: only the others are added
-    (an import never removes an old address). ImportRefused when a body takes longer to
-    render than the time limit allows: nothing is saved then, and the bodies after it are
-    only rendered, so that one run reports every such body.
+    (an import never removes an old address). `rendered` holds, by the name a file is shown
+    under, the renders its check made: a save takes them instead of rendering again.
+    ImportRefused when a body takes longer to render than the time limit allows: nothing is
+    saved then, and the bodies after it are only rendered, so that one run reports every
+    such body.
     """
+    early = rendered or {}
     existing = _existing([item.entry.slug for item in loaded])
     # New topics and authors go in with the posts, in the one flush at the end.
     topics_by_name = store.topics_named(
@@ -538,19 +546,20 @@ def _save(
         flush=False,
     )
     authors = store.authors_named(
-        (item.entry.author or default_author for item in loaded), flush=False
+        (name for item in loaded for name in item.entry.authors or [default_author]),
+        flush=False,
     )
     counts = Counts()
 
     def save(item: Loaded) -> None:
         """Create or update the entry's post (TooSlow when its body takes too long to render)."""
         entry = item.entry
-        author = authors[entry.author or default_author]
+        credited = list(dict.fromkeys(authors[name] for name in entry.authors or [default_author]))
         names = _topic_names(entry, default_topic)
         topics = list(dict.fromkeys(topics_by_name[name] for name in names))
         image = pictures.get(entry.slug)
         social_image = social_pictures.get(entry.slug)
-        fields = _fields(entry, author, topics, image, social_image)
+        fields = _fields(entry, credited, topics, image, social_image)
         fields.old_slugs = [
             old for old in entry.redirect_from if old not in kept.get(entry.slug, ())
         ]
@@ -561,7 +570,8 @@ def _save(
                 slug=fields.slug,
                 body=fields.body,
                 summary=fields.summary,
-                author=author,
+                author=fields.author,
+                coauthors=fields.coauthors,
                 topics=topics,
                 published_at=fields.published_at,
                 updated_at=fields.updated_at,
@@ -572,6 +582,7 @@ def _save(
                 meta_description=fields.meta_description,
                 social_image=social_image,
                 old_slugs=fields.old_slugs,
+                rendered=early.get(item.source.shown),
             )
             post.status = fields.status
             post.image = image
@@ -583,7 +594,7 @@ def _save(
         wanted = replace(
             entry,
             uid=post.uid,  # _claimed_ids refused a file whose id is not the post's
-            author=author.name,
+            authors=[author.name for author in credited],
             topics=[topic.name for topic in topics],
             image=None,
             image_alt=fields.image_alt,
@@ -594,13 +605,15 @@ def _save(
         if entry_of(post) == wanted and same_images and not fields.old_slugs:
             counts.unchanged += 1
             return
-        store.update_post(post, fields)
+        store.update_post(post, fields, rendered=early.get(item.source.shown))
         counts.updated += 1
 
     too_slow: list[Problem] = []
     for item in _steps(loaded, "Importing posts", progress):
         if too_slow:  # nothing will be saved: only look for more bodies as slow
-            too_slow += _render_problems(item)
+            checked = render_checked(item)
+            if isinstance(checked, Problem):
+                too_slow.append(checked)
             continue
         try:
             save(item)
@@ -621,13 +634,15 @@ def _too_slow_problem(item: Loaded, slow: markup.TooSlow) -> Problem:
     return Problem(item.source.shown, item.entry.line("body"), message)
 
 
-def _render_problems(item: Loaded) -> list[Problem]:
-    """The entry's body rendered as a save would render it, only to see that it can be."""
+def render_checked(
+    item: Loaded, unsaved_images: Iterable[Image] = ()
+) -> store.EarlyRender | Problem:
+    """The entry's body rendered as a save would render it (a save may take the render), or
+    the problem when it takes too long; `unsaved_images` are the import's, not yet stored."""
     try:
-        markup.render(store.clean_text(item.entry.body))
+        return store.render_early(item.entry.body, unsaved_images)
     except markup.TooSlow as slow:
-        return [_too_slow_problem(item, slow)]
-    return []
+        return _too_slow_problem(item, slow)
 
 
 @contextmanager
@@ -880,7 +895,7 @@ def import_command(
     path: Path, default_author: str | None, default_topic: str | None, ignore: tuple[str, ...]
 ) -> None:
     """Import a Markdown file, or every one under a folder: all of them, or none."""
-    progress = sys.stdout.isatty()
+    progress = progress_bar.on_terminal()
     author = store.clean_text(default_author).strip() or current_app.config["SITE_NAME"]
     topic = store.clean_text(default_topic).strip() or None
     try:

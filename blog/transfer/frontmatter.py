@@ -11,12 +11,13 @@ from typing import Any
 
 import yaml
 
-from blog.authoring.forms import META_DESCRIPTION_MAX
+from blog.authoring.forms import MAX_AUTHORS, META_DESCRIPTION_MAX
 from blog.authoring.store import clean_text, slug_for
+from blog.media.drawing_spec import SpecError, canonical
 from blog.models import Author, Post, Topic, max_length
-from blog.reading.drawing_spec import SpecError, canonical
 
-# The field names this format writes, in the order it writes them.
+# The field names this format writes, in the order it writes them (`authors` is written
+# `author` when there is one).
 FIELDS = (
     "title",
     "slug",
@@ -25,7 +26,7 @@ FIELDS = (
     "date",
     "updated",
     "draft",
-    "author",
+    "authors",
     "topics",
     "summary",
     "featured",
@@ -44,7 +45,7 @@ ALIASES = {
     "lastmod": "updated",
     "modified": "updated",
     "description": "summary",
-    "authors": "author",
+    "author": "authors",
     "status": "draft",
     "published": "draft",
 }
@@ -136,6 +137,8 @@ class Entry:
     # The post's permanent id (`id:`): kept by the post it is imported into, made afresh when
     # the file has none.
     uid: uuid.UUID | None = None
+    # The first author; `authors` names every one, in order. Either may be given: `authors`
+    # wins, and each is made to agree with it.
     author: str | None = None
     topics: list[str] = field(default_factory=list)
     summary: str = ""
@@ -156,6 +159,12 @@ class Entry:
     body: str = ""
     # The line each field was read from, so later checks can point at it.
     lines: dict[str, int] = field(default_factory=dict, compare=False)
+    authors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.authors and self.author:
+            self.authors = [self.author]
+        self.author = self.authors[0] if self.authors else None
 
     def line(self, name: str) -> int:
         """The line of a field, or of the front matter's start when it was not given."""
@@ -505,17 +514,19 @@ def _value(reader: _Reader, target: str, given: list[tuple[str, Raw, int]]) -> A
                 return None
             topics += names
         return topics
-    if target == "author":
+    if target == "authors":
         if name == "author" and isinstance(value, str):
-            # One name, commas and all; only `authors` is a list.
+            # One name, commas and all; a list of names is `authors` (or `author`) as a list.
             text = reader.text(value, line, name, AUTHOR_MAX)
             names = None if text is None else [text] if text else []
         else:
             names = reader.names(value, line, name, AUTHOR_MAX)
-        if names is not None and len(names) > 1:
-            reader.problem(line, f"a post has one author; `{name}` names {len(names)}")
+        if names is not None and len(names) > MAX_AUTHORS:
+            reader.problem(
+                line, f"a post has at most {MAX_AUTHORS} authors; `{name}` names {len(names)}"
+            )
             return None
-        return names[0] if names else None
+        return names
     if target in ("date", "updated"):
         return reader.time(value, line, name)
     if target == "draft":
@@ -587,7 +598,7 @@ def _entry(
         title=title,
         slug=slug,
         uid=values.get("id"),
-        author=values.get("author"),
+        authors=values.get("authors") or [],
         topics=values.get("topics") or [],
         summary=values.get("summary") or "",
         published_at=values.get("date"),
@@ -646,7 +657,11 @@ def write_post(entry: Entry) -> str:
         header["updated"] = _Stamp(format_time(entry.updated_at))
     if entry.draft:
         header["draft"] = True
-    header["author"] = entry.author
+    # One author as `author:`, the form files had before co-authors; several as a list.
+    if len(entry.authors) == 1:
+        header["author"] = entry.authors[0]
+    else:
+        header["authors"] = list(entry.authors)
     header["topics"] = list(entry.topics)
     optional = {
         "summary": entry.summary,

@@ -10,10 +10,14 @@ from blog.extensions import db
 
 TITLES = {
     400: "That request did not make sense",
+    403: "Not for your role",
     404: "Nothing here",
     405: "Not allowed",
+    409: "No longer possible",  # the post or the page changed since it was loaded
+    410: "No longer here",
     413: "Too large",
     414: "Address too long",
+    422: "Could not be accepted",  # well-formed, but its content is refused (the reason follows)
     429: "Slow down",
 }
 

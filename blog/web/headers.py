@@ -9,17 +9,15 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask, current_app, request
 from flask.wrappers import Response
 from flask_compress import Compress
-from werkzeug.http import http_date
-
-from blog.web.viewer import has_credentials
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-    from blog.web.validators import Validator
-
-# Blueprints that serve authoring pages: never stored by any cache.
-AUTHORING_BLUEPRINTS = frozenset({"auth", "editor"})
+# Blueprints that serve authoring pages, drafts (the editors' previews of saved and typed
+# posts, private draft links) and account links: never stored by any cache.
+AUTHORING_BLUEPRINTS = frozenset(
+    {"auth", "account", "editor", "drafts", "draft_links", "typed_preview"}
+)
 
 
 def public_cache_control(response: Response) -> None:
@@ -49,44 +47,6 @@ def add_vary(response: Response, names: Iterable[str]) -> None:
             known.add(name.lower())
     if have:
         response.headers["Vary"] = ", ".join(have)
-
-
-def cacheable(
-    response: Response,
-    check: Validator,
-    *,
-    vary: Iterable[str] = (),
-    personal: bool = False,
-) -> Response:
-    """Give a response its validators, its Vary and a Cache-Control.
-
-    `personal` marks an HTML page whose header can show the signed-in editor: it varies by
-    Cookie, and it is private to the browser when the request carries credentials.
-    """
-    headers = response.headers
-    headers["ETag"] = check.header
-    if check.last_modified is not None:
-        headers["Last-Modified"] = http_date(check.last_modified)
-    add_vary(response, (*vary, "Cookie") if personal else vary)
-    if personal and has_credentials():
-        response.cache_control.private = True
-        response.cache_control.no_cache = True
-    else:
-        public_cache_control(response)
-    # "If-None-Match: *" matches any current representation (RFC 9110 13.1.2): the view got
-    # here, so the resource exists, and the client already holds a copy of it.
-    if response.status_code == 200 and request.if_none_match.star_tag:
-        return _not_modified(response)
-    return response
-
-
-def _not_modified(response: Response) -> Response:
-    """The response as a 304: its validators and caching headers, no body."""
-    response.status_code = 304
-    response.set_data(b"")
-    for name in ("Content-Type", "Content-Length", "Content-Encoding"):
-        response.headers.pop(name, None)
-    return response
 
 
 def _no_store(response: Response) -> None:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from flask import Flask, current_app, request
 from flask.wrappers import Response
-from werkzeug.http import is_resource_modified
+from werkzeug.http import http_date, is_resource_modified
 
 from blog.web import versions
-from blog.web.headers import cacheable
+from blog.web.headers import add_vary, public_cache_control
 from blog.web.versions import State
-from blog.web.viewer import viewer_key
+from blog.web.viewer import has_credentials, viewer_key
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,48 @@ def not_modified(
     if not (request.if_none_match or request.if_modified_since):
         return None
     # "*" matches any current representation, but whether there is one is the view's to
-    # find out: headers.cacheable answers it once the view has found the resource.
+    # find out: cacheable answers it once the view has found the resource.
     if request.if_none_match.star_tag:
         return None
     if is_resource_modified(request.environ, etag=check.header, last_modified=check.last_modified):
         return None
     response = current_app.response_class(status=304, mimetype=mimetype)
     return cacheable(response, check, vary=vary, personal=personal)
+
+
+def cacheable(
+    response: Response,
+    check: Validator,
+    *,
+    vary: Iterable[str] = (),
+    personal: bool = False,
+) -> Response:
+    """Give a response its validators, its Vary and a Cache-Control.
+
+    `personal` marks an HTML page whose header can show the signed-in editor: it varies by
+    Cookie, and it is private to the browser when the request carries credentials.
+    """
+    headers = response.headers
+    headers["ETag"] = check.header
+    if check.last_modified is not None:
+        headers["Last-Modified"] = http_date(check.last_modified)
+    add_vary(response, (*vary, "Cookie") if personal else vary)
+    if personal and has_credentials():
+        response.cache_control.private = True
+        response.cache_control.no_cache = True
+    else:
+        public_cache_control(response)
+    # "If-None-Match: *" matches any current representation (RFC 9110 13.1.2): the view got
+    # here, so the resource exists, and the client already holds a copy of it.
+    if response.status_code == 200 and request.if_none_match.star_tag:
+        return _not_modified(response)
+    return response
+
+
+def _not_modified(response: Response) -> Response:
+    """The response as a 304: its validators and caching headers, no body."""
+    response.status_code = 304
+    response.set_data(b"")
+    for name in ("Content-Type", "Content-Length", "Content-Encoding"):
+        response.headers.pop(name, None)
+    return response

@@ -24,7 +24,16 @@ from blog.models import Post, SiteState, scheduled, utcnow
 # Tables whose rows readers see (directly or through a page, feed or sitemap): a write to
 # any of them changes the data version.
 WATCHED_TABLES = frozenset(
-    {"posts", "topics", "authors", "post_topics", "images", "slug_redirects", "topic_redirects"}
+    {
+        "posts",
+        "topics",
+        "authors",
+        "post_topics",
+        "post_authors",
+        "images",
+        "slug_redirects",
+        "topic_redirects",
+    }
 )
 CHANGED = "fieldnotes_changed"  # session.info flag: this transaction wrote watched rows
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import current_app, request
+from flask.wrappers import Response
 from werkzeug.http import parse_cookie
 
 # The remember-me cookie's name when the settings name none (Flask-Login's default).
@@ -47,3 +48,33 @@ def viewer_key() -> str:
     if not any(values):
         return ""
     return hashlib.sha256("\0".join(values).encode()).hexdigest()
+
+
+# A cookie scripts may read, set while an editor is logged in: it tells a page's script that
+# asking for the editor's own links (the Edit link on a post) is worth a request. It grants
+# nothing (the request it leads to is checked like any other) and is no credential: pages
+# are cached and shared alike with it or without it.
+EDITOR_HINT_COOKIE = "fieldnotes_editor"
+
+
+def mark_editor(response: Response) -> Response:
+    """Set the editor hint on a response that logs someone in."""
+    response.set_cookie(
+        EDITOR_HINT_COOKIE,
+        "1",
+        httponly=False,  # read by scripts: that is its whole use
+        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
+        samesite="Lax",
+    )
+    return response
+
+
+def unmark_editor(response: Response) -> Response:
+    """Take the editor hint away on a response that logs someone out."""
+    response.delete_cookie(
+        EDITOR_HINT_COOKIE,
+        httponly=False,
+        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
+        samesite="Lax",
+    )
+    return response

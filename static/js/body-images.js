@@ -12,6 +12,21 @@
     return document.getElementById(id);
   }
 
+  // A byte count as the server writes it: "5 MB", "14.2 MB".
+  function megabytes(bytes) {
+    return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "") + " MB";
+  }
+
+  // "14.2 MB; the limit is 5 MB", in bytes when both would read the same.
+  function sizes(size, limit) {
+    var said = megabytes(size), most = megabytes(limit);
+    if (said === most) {
+      said = size.toLocaleString("en") + " bytes";
+      most = limit.toLocaleString("en") + " bytes";
+    }
+    return said + "; the limit is " + most;
+  }
+
   function say(text) {
     var line = $("body-image-status");
     if (line) line.textContent = text;
@@ -44,8 +59,11 @@
       say("“" + chosen.name + "” is not an image.");
       return;
     }
-    if (chosen.size > Number(box.getAttribute("data-max-bytes"))) {
-      say("“" + chosen.name + "” is larger than the image size limit.");
+    var limit = Number(box.getAttribute("data-max-bytes"));
+    if (chosen.size > limit) {
+      // As the server words it (blog/media/images.py): the file's size and the limit.
+      say("This image, “" + chosen.name + "”, is " + sizes(chosen.size, limit) +
+          ". Choose a smaller file.");
       return;
     }
     file = chosen;

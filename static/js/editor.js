@@ -5,8 +5,9 @@
 (function () {
   "use strict";
 
-  // Answers that carry the editor form back with messages in it.
-  var FORM_ANSWERS = [409, 410, 413, 422];
+  // Answers that carry the editor form back with messages in it (403: a role's refusal,
+  // the text kept).
+  var FORM_ANSWERS = [403, 409, 410, 413, 422];
 
   function meta() {
     return document.querySelector('meta[name="csrf-token"]');
@@ -105,9 +106,11 @@
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
-    if (!xhr || xhr.status < 400) return;
-    if (xhr.getResponseHeader("HX-Retarget") || FORM_ANSWERS.indexOf(xhr.status) !== -1) {
-      if (xhr.getResponseHeader("HX-Retarget")) alertBox(!fromForm(event));
+    // An ended session, met by a save: session.js logs in again and sends it once more.
+    if (!xhr || xhr.status < 400 || event.detail.handledBySession) return;
+    var retarget = xhr.getResponseHeader("HX-Retarget");
+    if (retarget || FORM_ANSWERS.indexOf(xhr.status) !== -1) {
+      if (retarget === "#editor-alert") alertBox(!fromForm(event));
       event.detail.shouldSwap = true;
       event.detail.isError = false;
       return;
@@ -172,9 +175,13 @@
   // uploaded, and say so beside the file field and beside Save. The choice is undone (the
   // form would not save with it), never silently: the message names the file.
   function refuseFile(found) {
-    var text = "“" + found.file.name + "” is " + megabytes(found.file.size) + "; images may " +
-        "be at most " + megabytes(found.limit) + ", so it was not attached. Choose a " +
-        "smaller file.";
+    var said = megabytes(found.file.size), most = megabytes(found.limit);
+    if (said === most) {  // as the server says it: in bytes when both read the same
+      said = found.file.size.toLocaleString("en") + " bytes";
+      most = found.limit.toLocaleString("en") + " bytes";
+    }
+    var text = "This image, “" + found.file.name + "”, is " + said + "; the limit is " + most +
+        ", so it was not attached. Choose a smaller file.";
     found.input.value = "";
     fileMessage(found.input, text);
     status("Not saved yet: " + text, true);
@@ -372,7 +379,8 @@
   // Unsaved changes --------------------------------------------------------------------------
 
   var PREFIX = "fieldnotes:unsaved:";
-  var SKIP = { csrf_token: true, post_id: true, action: true, image: true };
+  // uid: a new post's identity stays the page's own, never one restored from another page.
+  var SKIP = { csrf_token: true, post_id: true, uid: true, action: true, image: true };
   var dirty = false;
   var key = null;
   var storeTimer = null;
@@ -392,6 +400,9 @@
       if (input.type === "checkbox") fields[input.name] = input.checked;
       else if (input.type === "radio") {
         if (input.checked) fields[input.name] = input.value;
+      } else if (target.querySelectorAll('[name="' + input.name + '"]').length > 1) {
+        // A repeated field (one box per author) keeps every value, in order.
+        (fields[input.name] = fields[input.name] || []).push(input.value);
       } else fields[input.name] = input.value;
     });
     return fields;
@@ -402,7 +413,8 @@
     var now = fieldsOf(target);
     return Object.keys(kept).every(function (name) {
       var input = target.querySelector('[name="' + name + '"]');
-      return (input && input.type === "hidden") || now[name] === kept[name];
+      return (input && input.type === "hidden") ||
+          JSON.stringify(now[name]) === JSON.stringify(kept[name]);
     });
   }
 
@@ -452,8 +464,9 @@
   function restore(entry, target) {
     Object.keys(entry.fields).forEach(function (name) {
       var value = entry.fields[name];
-      target.querySelectorAll('[name="' + name + '"]').forEach(function (input) {
-        if (input.type === "checkbox") input.checked = !!value;
+      target.querySelectorAll('[name="' + name + '"]').forEach(function (input, index) {
+        if (Array.isArray(value)) input.value = value[index] || "";
+        else if (input.type === "checkbox") input.checked = !!value;
         else if (input.type === "radio") input.checked = input.value === value;
         else input.value = value;
         // Counters, the preview and the address hint follow, as if typed.

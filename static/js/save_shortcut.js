@@ -50,7 +50,7 @@
     event.preventDefault(); // not the browser's "Save page as"
     baseline();
     var button = form.querySelector("#save-button, #save-as-draft");
-    // A save on its way disables the form's fields and buttons (data-hx-disabled-elt); the
+    // A save on its way disables the form's buttons (data-hx-disabled-elt); the
     // form's other requests (previews, slug hints) must not swallow the press.
     if (event.repeat || !button || button.matches(":disabled")) return;
     if (baseText !== null && snapshot(form) === baseText) {
@@ -60,6 +60,9 @@
     button.click();
   });
 
+  // Taken as soon as a new form is swapped in, not when htmx settles it a moment later: a
+  // press in between would otherwise take the text typed since as the saved text.
+  document.addEventListener("htmx:afterSwap", baseline);
   document.addEventListener("htmx:afterSettle", baseline);
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", baseline);

@@ -30,6 +30,18 @@
     if (link) link.focus();
   });
 
+  // A post's Edit link, for a logged-in editor. Cached pages are the same for everyone, so
+  // the link is asked for (with htmx's own attributes) only when the editor hint cookie
+  // (blog/web/viewer.py) is there: readers send no request for it. Anyone it is not for
+  // gets an empty answer.
+  var editSlot = document.getElementById("post-edit");
+  if (editSlot && /(?:^|;\s*)fieldnotes_editor=1(?:;|$)/.test(document.cookie)) {
+    editSlot.setAttribute("data-hx-get", editSlot.getAttribute("data-edit-link"));
+    editSlot.setAttribute("data-hx-trigger", "load");
+    editSlot.setAttribute("data-hx-swap", "innerHTML");
+    if (window.htmx) window.htmx.process(editSlot);
+  }
+
   // Logging out drops htmx's snapshots of signed-in pages (they hold a CSRF token), in all tabs.
   function forget() {
     try {

@@ -211,3 +211,62 @@ def test_rename_refusals_keep_the_name(app, runner, args, message):
     assert result.exit_code != 0
     assert message in result.output
     assert editors_in(app)["ada@example.com"].name == "Ada Example"
+
+
+@pytest.mark.parametrize("role", ["writer", "editor", "admin"])
+def test_create_takes_a_role(app, runner, cheap_hashing, role):
+    """`--role` stores the account's role and says it."""
+    result = runner.invoke(
+        args=[
+            "editors",
+            "create",
+            "w@example.com",
+            "--name",
+            "W",
+            "--role",
+            role,
+            "--password-stdin",
+        ],
+        input=PASSWORD + "\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert f"Role: {role}." in result.output
+    assert editors_in(app)["w@example.com"].role == role
+
+
+def test_create_makes_an_admin_unless_told_and_refuses_unknown_roles(app, runner, cheap_hashing):
+    """Without `--role` the account is an admin; an unknown role creates nothing."""
+    made = runner.invoke(
+        args=["editors", "create", "a@example.com", "--name", "A", "--password-stdin"],
+        input=PASSWORD + "\n",
+    )
+    assert made.exit_code == 0 and editors_in(app)["a@example.com"].role == "admin"
+    refused = runner.invoke(
+        args=["editors", "create", "b@example.com", "--name", "B", "--role", "owner"],
+        input=PASSWORD + "\n",
+    )
+    assert refused.exit_code == 2 and "owner" in refused.output
+    assert "b@example.com" not in editors_in(app)
+
+
+def test_set_role_and_list_show_the_role(app, runner):
+    """`set-role EMAIL ROLE` changes it; `list` shows it; an unknown address is an error."""
+    make_editor(app, "ada@example.com")
+    make_editor(app, "bob@example.com", name="Bob")
+    result = runner.invoke(args=["editors", "set-role", "Bob@Example.com", "writer"])
+    assert result.exit_code == 0 and "bob@example.com is now writer." in result.output
+    assert editors_in(app)["bob@example.com"].role == "writer"
+    lines = runner.invoke(args=["editors", "list"]).output.splitlines()
+    assert "admin" in lines[0] and "writer" in lines[1]
+    assert runner.invoke(args=["editors", "set-role", "bob@example.com", "owner"]).exit_code == 2
+    missing = runner.invoke(args=["editors", "set-role", "nobody@example.com", "editor"])
+    assert missing.exit_code == 1 and "no editor account" in missing.output
+
+
+def test_the_command_line_may_leave_no_admin_but_says_so(app, runner):
+    """The operator may lock the browser out on purpose: it is done, with a warning."""
+    make_editor(app, "ada@example.com")
+    result = runner.invoke(args=["editors", "set-role", "ada@example.com", "editor"])
+    assert result.exit_code == 0
+    assert "no active admin is left" in result.output
+    assert editors_in(app)["ada@example.com"].role == "editor"

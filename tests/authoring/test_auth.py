@@ -14,7 +14,7 @@ from werkzeug.security import generate_password_hash
 
 from blog.authoring.auth import safe_next
 from blog.extensions import db, limiter
-from blog.models import PASSWORD_METHOD, Editor
+from blog.models import ADMIN, PASSWORD_METHOD, Editor
 
 PASSWORD = "correct horse battery staple"
 CHEAP_METHOD = "scrypt:1024:8:1"
@@ -52,10 +52,13 @@ def make_editor(
     name: str = "Ada Example",
     active: bool = True,
     password_hash: str = "unusable",
+    role: str = ADMIN,
 ) -> int:
-    """Store an editor account; returns its id."""
+    """Store an editor account (an admin unless `role` says otherwise); returns its id."""
     with app.app_context():
-        editor = Editor(email=email, name=name, active=active, password_hash=password_hash)
+        editor = Editor(
+            email=email, name=name, active=active, password_hash=password_hash, role=role
+        )
         db.session.add(editor)
         db.session.commit()
         return editor.id

@@ -192,7 +192,7 @@ def test_posts_that_only_read_leave_the_write_lock_free(app, client, monkeypatch
     else:
         log_in_as(client, make_editor(app))
         data = {"body": "*hi*", "csrf_token": csrf_token(client, "/editor/posts/new")}
-        url, slow_part = "/editor/preview", "blog.authoring.editor._rendered"
+        url, slow_part = "/editor/preview", "blog.authoring.editor.post_page._rendered"
     # Slowed only now: the editor page that hands out the token renders a preview too, and
     # must not be the request found working.
     monkeypatch.setattr(slow_part, slow)

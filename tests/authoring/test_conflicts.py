@@ -1,4 +1,5 @@
-"""Two editors, one post: the 409's diff and its three ways on, none of which loses a text."""
+"""Two editors, one post, both changing the same line: the 409 shows that overlap alone, and
+none of its ways on loses a text or the other editor's other changes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from flask.testing import FlaskClient
 from blog.extensions import db
 from blog.models import Post, PostRevision
 from tests.authoring.test_auth import editor_client, log_in_as, make_editor, page
-from tests.authoring.test_editor import HX_EDITOR, create, current_form, save, stored
+from tests.authoring.test_editor import HX_EDITOR, create, current_form, save, seen, stored
 
 __all__ = ["editor_client"]
 
@@ -59,24 +60,32 @@ def conflict(app: Flask, editor_client: FlaskClient):
     assert response.status_code == 409
     soup = page(response)
     mine["lock_version"] = soup.select_one("#lock_version")["value"]
+    mine["merge_base"] = soup.select_one("#merge_base")["value"]
     mine["csrf_token"] = soup.select_one('input[name="csrf_token"]')["value"]
     return post_id, mine, response
 
 
-def test_the_409_shows_a_marked_diff_of_theirs_against_mine(app, conflict):
-    """Their lines are marked removed, mine added, and the changed fields are listed."""
+def test_the_409_shows_only_the_overlap_with_a_choice_for_it(app, conflict):
+    """The one line both changed is shown, theirs beside mine, with two radios in the form;
+    the title (theirs only) and the summary (mine only) are named as kept, not asked about."""
     _post_id, _mine, response = conflict
     soup = page(response)
-    diff = soup.select_one("#conflict-diff")
-    assert [d.get_text(strip=True) for d in diff.select("del")] == ["removed:−Grace's middle line."]
-    assert [i.get_text(strip=True) for i in diff.select("ins")] == ["added:+Ada's middle line."]
-    fields = {
-        row.th.text: [cell.text for cell in row.select("td")]
-        for row in soup.select("#conflict-fields tbody tr")
-    }
-    assert fields["Title"] == ["Grace's title", "Shared post"]
-    assert fields["Summary"] == ["—", "Ada's summary."]
-    assert "Body" not in fields
+    (overlap,) = soup.select(".overlap")
+    assert overlap.legend.get_text(" ", strip=True) == "Body, line 2"
+    assert seen(overlap.select_one(".overlap-theirs pre")) == "Grace's middle line."
+    assert seen(overlap.select_one(".overlap-mine pre")) == "Ada's middle line."
+    radios = overlap.select("input[type=radio]")
+    assert [(radio["value"], radio["form"]) for radio in radios] == [
+        ("theirs", "post-form"),
+        ("mine", "post-form"),
+    ]
+    assert radios[0]["name"] == radios[1]["name"] and radios[0]["name"].startswith("pick-")
+    assert not any(radio.has_attr("checked") for radio in radios)
+    kept = soup.select_one("#merge-kept").text
+    assert "theirs to title" in kept and "yours to summary" in kept
+    assert soup.select_one("#conflict-diff") is None and soup.select_one("#conflict-fields") is None
+    assert soup.select_one("#merge_base")["value"] == "1"
+    assert soup.select_one("#lock_version")["value"] == "2"
     for button, action in (
         ("#keep-theirs-button", "keep-theirs"),
         ("#take-mine-button", "take-mine"),
@@ -142,15 +151,21 @@ def test_keep_theirs_twice_records_mine_once(app, editor_client, conflict):
     assert [kind for kind, _who, _body in kinds(app, post_id)].count("conflict") == 1
 
 
-def test_take_mine_saves_mine_and_keeps_theirs_recoverable(app, editor_client, conflict):
-    """Mine replaces theirs at the stored lock version; theirs is a revision already."""
+def test_take_mine_keeps_mine_where_we_overlap_and_their_other_changes(
+    app, editor_client, conflict
+):
+    """Mine wins the overlapping line only: Grace's new title stays in the live post (it was
+    dropped once, the bug this merge is for); theirs whole is a revision already."""
     post_id, mine, _response = conflict
     mine["action"] = "take-mine"
     response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
     assert response.status_code == 200
     post = stored(app, post_id)
     assert post.body_markdown == MINE and post.lock_version == 3
-    assert post.title == "Shared post" and post.summary == "Ada's summary."
+    assert post.title == "Grace's title" and post.summary == "Ada's summary."
+    notice = page(response).select_one("#merged-notice").text
+    assert notice.startswith("Merged with Grace’s save of ")
+    assert notice.endswith(": both changes kept, and your choice where they overlapped.")
     assert THEIRS in recoverable(app, post_id)
     assert kinds(app, post_id)[-1] == ("save", "Ada Example", MINE)
     assert ("save", "Grace", THEIRS) in kinds(app, post_id)
@@ -171,13 +186,18 @@ def test_take_mine_after_yet_another_save_is_a_409_again(app, editor_client, con
 
 
 def test_merging_in_the_form_then_saving_keeps_both_originals(app, editor_client, conflict):
-    """A hand merge is saved as usual; both texts it came from stay recoverable."""
-    post_id, mine, _response = conflict
+    """A hand merge of the overlapping line, saved with "Keep mine" chosen for it, is saved
+    with their title; both texts it came from stay recoverable."""
+    post_id, mine, response = conflict
+    pick = page(response).select_one(".overlap input[value=mine]")["name"]
     merged = "Shared opening.\nGrace's middle line.\nAda's middle line.\nShared ending."
     mine["body"] = merged
-    response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    response = editor_client.post(
+        f"/editor/posts/{post_id}", data=mine | {pick: "mine"}, headers=HX_EDITOR
+    )
     assert response.status_code == 200
     assert stored(app, post_id).body_markdown == merged
+    assert stored(app, post_id).title == "Grace's title"
     bodies = recoverable(app, post_id)
     assert THEIRS in bodies and MINE in bodies and merged in bodies
 

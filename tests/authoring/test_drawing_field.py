@@ -60,6 +60,10 @@ def test_a_broken_spec_is_a_422_naming_the_problem(app, editor_client, headers, 
     assert (post.title, post.illustration) == ("Before", "kind: queue")
 
 
+# The tests marked one_store in this module run on SQLite only: the live preview draws what the
+# request sends and writes nothing, and the edit page shows a field already stored. Saving,
+# refusing and restoring the field run on both stores.
+@pytest.mark.one_store
 def test_the_live_preview_draws_what_the_spec_names(app, editor_client):
     """The fragment is the drawing for the words typed and the spec, with what it was drawn
     from; with or without HX-Request it is the same fragment, and never kept by caches."""
@@ -81,6 +85,7 @@ def test_the_live_preview_draws_what_the_spec_names(app, editor_client):
     assert "Chosen from the post’s words" in words.get_text()
 
 
+@pytest.mark.one_store
 @pytest.mark.parametrize(
     "spec",
     ["kind: pie", "kind: bars; labels: " + "x" * 13, "z" * 200_000],
@@ -126,6 +131,7 @@ def test_a_revision_keeps_the_drawing_and_a_restore_brings_it_back(app, editor_c
     assert stored(app, post_id).illustration == "kind: queue"
 
 
+@pytest.mark.one_store
 def test_the_edit_page_with_the_field_is_the_same_page_with_htmx(app, editor_client):
     """The field and its preview box are in the editor page (plain or swapped by htmx)."""
     post_id = create(editor_client, illustration="kind: tree")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from datetime import timedelta
 
@@ -9,14 +10,15 @@ import flask
 import lxml.html
 import pytest
 import sqlalchemy as sa
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_wtf.csrf import generate_csrf
 
 from blog import markup
-from blog.authoring.forms import topic_names
-from blog.authoring.store import SCHEDULED, author_slug, topic_slug
+from blog.authoring.forms import MAX_AUTHORS, topic_names
+from blog.authoring.store import author_slug, topic_slug
+from blog.catalog import SCHEDULED
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Author, Post, SlugRedirect, Topic, utcnow
 from blog.web.errors import error_page
@@ -30,11 +32,14 @@ HX_PREVIEW = {"HX-Request": "true", "HX-Target": "preview"}
 
 
 def confirming(data: dict[str, object]) -> dict[str, object]:
-    """The form with each topic and the author it names ticked to be created if new, as an
-    editor who means them sends it (unless `data` says what is ticked)."""
+    """The form with each topic and each author it names ticked to be created if new, as an
+    editor who means them sends it (unless `data` says what is ticked). `author` is a name
+    or a list of them, one per author box."""
     keys = [f"topic:{topic_slug(name)}" for name in topic_names(str(data.get("topics") or ""))]
-    if data.get("author"):
-        keys.append(f"author:{author_slug(str(data['author']))}")
+    authors = data.get("author") or []
+    for name in [authors] if isinstance(authors, str) else authors:
+        if str(name).strip():
+            keys.append(f"author:{author_slug(str(name))}")
     return {"confirm_new": keys} | data
 
 
@@ -85,9 +90,14 @@ def current_form(client: FlaskClient, post_id: int) -> dict[str, object]:
 
     Read with lxml alone (about 1 ms for the page, where BeautifulSoup over lxml takes 12):
     nearly every test that edits a post reads the form first."""
-    html = client.get(f"/editor/posts/{post_id}").get_data(as_text=True)
+    return form_in(client.get(f"/editor/posts/{post_id}").get_data(as_text=True))
+
+
+def form_in(html: str) -> dict[str, object]:
+    """What the edit form on this page would send untouched (see `current_form`)."""
     (form,) = lxml.html.document_fromstring(html).xpath('//*[@id="post-form"]')
     data: dict[str, object] = {}
+    authors: list[str] = []  # one box per author, and an empty one
     for element in form.iter("input", "textarea"):
         name, kind = element.get("name"), element.get("type", "")
         if not name or kind == "file":
@@ -99,8 +109,12 @@ def current_form(client: FlaskClient, post_id: int) -> dict[str, object]:
         elif kind in ("checkbox", "radio"):
             if "checked" in element.attrib:
                 data[name] = element.get("value", "y")
+        elif name == "author":
+            authors.append(element.get("value", ""))
         else:
             data[name] = element.get("value", "")
+    if authors:
+        data["author"] = authors
     return data
 
 
@@ -116,9 +130,18 @@ def stored(app: Flask, post_id: int) -> Post:
     with app.app_context():
         post = db.session.get(Post, post_id)
         assert post is not None
-        _ = (post.topics, post.author.name, post.image)
+        _ = (post.topics, post.author.name, [author.name for author in post.authors], post.image)
         db.session.expunge_all()
         return post
+
+
+def seen(element: Tag) -> str:
+    """An element's text as the eye reads it: without the words for screen readers and the
+    diff's signs."""
+    shown = copy.copy(element)
+    for hidden in shown.select(".visually-hidden, .diff-sign"):
+        hidden.decompose()
+    return shown.get_text().strip()
 
 
 def field_error(response, name: str) -> str:
@@ -164,6 +187,7 @@ def test_post_list_shows_every_state_with_filters(app, editor_client, posts):
     assert counts == {
         "filter-all": "4",
         "filter-draft": "1",
+        "filter-review": "0",
         "filter-scheduled": "1",
         "filter-published": "2",
     }
@@ -267,6 +291,110 @@ def test_author_matches_an_existing_name_whatever_its_case(app, editor_client, p
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Author)) == 1
 
 
+def author_boxes(response) -> list[tuple[str, str, str]]:
+    """The author boxes of an editor page: (id, label, value), in order."""
+    form = page(response).select_one("#authors")
+    return [
+        (box["id"], form.select_one(f'label[for="{box["id"]}"]').get_text(), box.get("value", ""))
+        for box in form.select('input[name="author"]')
+    ]
+
+
+def test_several_authors_are_saved_in_order_and_shown_in_their_boxes(app, editor_client, posts):
+    """One box per author, in order, and an empty one to add another; a box emptied takes
+    its author off. Existing names need no confirmation, whatever their case."""
+    posts.create(1, author="Grace Writer")
+    post_id = create(editor_client, author=["Ada Example", "", "grace writer", "Bo Reviewer"])
+    assert [author.name for author in stored(app, post_id).authors] == [
+        "Ada Example",
+        "Grace Writer",
+        "Bo Reviewer",
+    ]
+    assert author_boxes(editor_client.get(f"/editor/posts/{post_id}")) == [
+        ("author", "Author 1", "Ada Example"),
+        ("author-2", "Author 2", "Grace Writer"),
+        ("author-3", "Author 3", "Bo Reviewer"),
+        ("author-4", "Author 4 (optional)", ""),
+    ]
+    assert (
+        save(editor_client, post_id, author=["Bo Reviewer", "", "Ada Example"]).status_code == 303
+    )
+    assert [author.name for author in stored(app, post_id).authors] == [
+        "Bo Reviewer",
+        "Ada Example",
+    ]
+    assert author_boxes(editor_client.get("/editor/posts/new")) == [
+        ("author", "Author 1", "Ada Example"),
+        ("author-2", "Author 2 (optional)", ""),
+    ]
+
+
+def test_a_new_co_author_is_made_only_once_confirmed(app, editor_client, posts):
+    """Each new name asks before it makes an author, beside the authors' boxes; the names
+    stay in their boxes; ticked, the save makes them."""
+    posts.create(1)
+    typed = ["Ada Example", "Bo Reviewer", "Cy Third"]
+    refused = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, author=typed, confirm_new=[])
+    )
+    assert refused.status_code == 422
+    errors = page(refused).select_one("#author-error").get_text()
+    assert "“Bo Reviewer” is not an author yet" in errors and "“Cy Third”" in errors
+    assert [value for _, _, value in author_boxes(refused)] == [*typed, ""]
+    boxes = page(refused).select('#authors input[name="confirm_new"]')
+    assert [box["value"] for box in boxes] == ["author:bo-reviewer", "author:cy-third"]
+    with app.app_context():
+        assert db.session.scalars(sa.select(Author.name)).all() == ["Ada Example"]
+    post_id = create(editor_client, author=typed)
+    assert [author.name for author in stored(app, post_id).authors] == typed
+
+
+def test_an_author_named_twice_is_credited_once(app, editor_client, posts):
+    """The same author in two boxes (in any case) is credited once, at the first place."""
+    posts.create(1, author="Grace Writer")
+    post_id = create(editor_client, author=["Grace Writer", "Ada Example", "GRACE  writer"])
+    assert [author.name for author in stored(app, post_id).authors] == [
+        "Grace Writer",
+        "Ada Example",
+    ]
+
+
+def test_a_name_with_commas_and_and_is_one_author(app, editor_client):
+    """Names are never split: commas and "and" stay in the one name."""
+    post_id = create(editor_client, author=["Smith, Jones and Co", "Ada Example"])
+    assert [author.name for author in stored(app, post_id).authors] == [
+        "Smith, Jones and Co",
+        "Ada Example",
+    ]
+
+
+def test_fifty_authors_are_taken_and_fifty_one_refused(app, editor_client):
+    """A post takes up to MAX_AUTHORS authors; one more is refused, saying so, with every
+    name still in its box."""
+    names = ["Ada Example"] + [f"Writer {n}" for n in range(1, MAX_AUTHORS)]
+    post_id = create(editor_client, author=names)
+    assert [author.name for author in stored(app, post_id).authors] == names
+    assert len(author_boxes(editor_client.get(f"/editor/posts/{post_id}"))) == MAX_AUTHORS + 1
+    refused = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, author=[*names, "One More"])
+    )
+    assert refused.status_code == 422
+    assert field_error(refused, "author") == (
+        f"A post takes at most {MAX_AUTHORS} authors; this one names {MAX_AUTHORS + 1}."
+    )
+    assert [value for _, _, value in author_boxes(refused)][-2:] == ["One More", ""]
+
+
+@pytest.mark.parametrize("typed", [[], [""], ["  ", ""]])
+def test_a_post_needs_an_author(editor_client, typed):
+    """Every box empty is refused beside the boxes."""
+    refused = editor_client.post(
+        "/editor/posts/new", data=new_post_form(editor_client, author=typed)
+    )
+    assert refused.status_code == 422
+    assert field_error(refused, "author") == "Name the author."
+
+
 def test_create_with_htmx_swaps_the_editor_and_updates_the_address(editor_client):
     """An htmx save answers with the editor fragment and moves the address to the edit page."""
     data = new_post_form(editor_client)
@@ -283,13 +411,17 @@ def test_create_with_htmx_swaps_the_editor_and_updates_the_address(editor_client
 
 @pytest.mark.parametrize("headers", [{}, HX_EDITOR], ids=["page", "htmx"])
 def test_validation_errors_sit_beside_their_fields_and_keep_the_text(editor_client, headers):
-    """Missing title and topics: 422, a message by each field, the body as typed."""
+    """Missing title and topics on Publish: 422, a message by each field, the body as typed."""
     body = "A long body the editor must not lose.\n\nSecond paragraph."
-    data = new_post_form(editor_client, title="", topics=" , ", body=body, summary="Kept")
+    data = new_post_form(
+        editor_client, title="", topics=" , ", body=body, summary="Kept", action="publish"
+    )
     response = editor_client.post("/editor/posts/new", data=data, headers=headers)
     assert response.status_code == 422
     assert field_error(response, "title") == "Give the post a title."
-    assert field_error(response, "topics") == "Give the post at least one topic."
+    assert field_error(response, "topics") == (
+        "Give the post at least one topic before publishing it."
+    )
     soup = page(response)
     assert soup.select_one("#body").text.strip() == body
     assert soup.select_one("#summary").text.strip() == "Kept"
@@ -308,8 +440,8 @@ def test_publishing_needs_a_body(editor_client):
 
 
 BAD_VALUES = [
-    ("slug", "Not A Slug", "lower-case letters"),
-    ("slug", "double--hyphen", "lower-case letters"),
+    ("slug", "!!! ???", "needs a letter or a digit: \u201c!!! ???\u201d has none"),
+    ("slug", "x" * 401, "401 characters long; the limit is 200"),
     ("slug", "x" * 201, "200 characters"),
     ("title", "x" * 301, "300 characters"),
     ("topics", "a, b, c, d, e, f, g, h, i", "at most 8 topics"),
@@ -326,7 +458,14 @@ def test_bad_values_are_422s_with_a_message(editor_client):
             "/editor/posts/new", data=new_post_form(editor_client, **{field: value})
         )
         assert response.status_code == 422, (field, value)
-        assert message.lower() in field_error(response, field).lower(), (field, value)
+        # A hand-made status has no field on the page (the bar's buttons decide the state):
+        # its message is in the list beside the buttons.
+        shown = (
+            page(response).select_one("#save-status").get_text(" ", strip=True)
+            if field == "status"
+            else field_error(response, field)
+        )
+        assert message.lower() in shown.lower(), (field, value)
         assert editor_client.get("/editor/").get_data(as_text=True).count("<tbody>") == 0
 
 
@@ -419,6 +558,28 @@ def test_slug_is_suggested_from_the_title(editor_client):
     assert "/posts/unicode-friends" in hint.get_data(as_text=True)
     post_page = editor_client.get("/editor/posts/new")
     assert page(post_page).select_one("#title")["data-hx-get"].startswith("/editor/slug")
+
+
+def test_a_typed_address_is_saved_as_a_slug_and_the_hint_says_so(app, editor_client):
+    """`My Post!` is saved as `my-post`, and the hint says so while typing and after a
+    refused save; an address of symbols alone is refused with a reason, never saved."""
+    hint = editor_client.get("/editor/slug", query_string={"title": "x", "slug": " My Post! "})
+    text = page(hint).get_text(" ", strip=True)
+    assert "Typed as My Post! ; saved as my-post : the post will live at /posts/my-post" in text
+    kept = editor_client.get("/editor/slug", query_string={"title": "x", "slug": "my-post"})
+    assert "Typed as" not in kept.get_data(as_text=True)
+    symbols = editor_client.get("/editor/slug", query_string={"title": "x", "slug": "!?!"})
+    assert "needs a letter or a digit" in page(symbols).select_one(".hint-problem").get_text()
+    huge = editor_client.get("/editor/slug", query_string={"slug": "a" * 1000})
+    assert huge.status_code == 200 and "1,000 characters" in huge.get_data(as_text=True)
+    refused = editor_client.post(
+        "/editor/posts/new",
+        data=new_post_form(editor_client, slug="My Post!", topics="", action="publish"),
+    )
+    assert refused.status_code == 422
+    assert "Typed as My Post!" in page(refused).select_one("#slug-hint").get_text()
+    post_id = create(editor_client, slug="My Post!  Über Café")
+    assert stored(app, post_id).slug == "my-post-uber-cafe"
 
 
 def test_slug_hint_warns_about_a_taken_address(editor_client, posts):
@@ -559,7 +720,7 @@ def test_unpublish_takes_the_post_off_the_site(app, editor_client):
     assert editor_client.get("/posts/going-away").status_code == 200
     soup = page(editor_client.get(f"/editor/posts/{post_id}"))
     assert soup.select_one("#unpublish-button")["value"] == "unpublish"
-    response = save(editor_client, post_id, action="unpublish", summary="Saved too.")
+    response = save(editor_client, post_id, action="confirm-unpublish", summary="Saved too.")
     assert response.status_code == 303
     post = stored(app, post_id)
     assert post.status == DRAFT and post.summary == "Saved too."
@@ -573,7 +734,8 @@ def test_unpublish_takes_the_post_off_the_site(app, editor_client):
 
 
 def test_a_save_based_on_an_older_version_is_a_409_that_loses_nothing(app, editor_client):
-    """The second editor sees both versions, keeps their text, and can save again."""
+    """Both rewrote the body: the second editor is asked about it alone, keeps their text,
+    and saving with their choice keeps the other editor's new title too."""
     post_id = create(editor_client, title="Shared post", body="Original body.")
     mine = current_form(editor_client, post_id)
 
@@ -585,28 +747,38 @@ def test_a_save_based_on_an_older_version_is_a_409_that_loses_nothing(app, edito
     response = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
     assert response.status_code == 409
     soup = page(response)
-    assert soup.select_one("#their-body").text.strip() == "Grace's body."
-    assert "Grace's title" in soup.select_one(".conflict-theirs").text
+    (overlap,) = soup.select(".overlap")
+    assert seen(overlap.select_one(".overlap-theirs pre")) == "Grace's body."
+    assert seen(overlap.select_one(".overlap-mine pre")) == "Ada's body."
     assert soup.select_one("#body").text.strip() == "Ada's body."
     assert soup.select_one("#summary").text.strip() == "Ada's summary."
     assert soup.select_one("#lock_version")["value"] == "2"
     assert stored(app, post_id).body_markdown == "Grace's body."
 
+    pick = overlap.select_one("input[value=mine]")["name"]
     mine["lock_version"] = soup.select_one("#lock_version")["value"]
+    mine["merge_base"] = soup.select_one("#merge_base")["value"]
     mine["csrf_token"] = soup.select_one('input[name="csrf_token"]')["value"]
-    again = editor_client.post(f"/editor/posts/{post_id}", data=mine, headers=HX_EDITOR)
+    again = editor_client.post(
+        f"/editor/posts/{post_id}", data=mine | {pick: "mine"}, headers=HX_EDITOR
+    )
     assert again.status_code == 200
     post = stored(app, post_id)
     assert post.body_markdown == "Ada's body." and post.lock_version == 3
+    assert post.title == "Grace's title" and post.summary == "Ada's summary."
 
 
 def test_topic_only_changes_still_move_the_version(app, editor_client):
-    """Every save bumps the lock version, even one that only touches the topic links."""
+    """Every save bumps the lock version, even one that only touches the topic links: a
+    stale form choosing other topics is asked about them."""
     post_id = create(editor_client)
     stale = current_form(editor_client, post_id)
     save(editor_client, post_id, topics="Frontend")
-    response = editor_client.post(f"/editor/posts/{post_id}", data=stale)
+    response = editor_client.post(
+        f"/editor/posts/{post_id}", data=confirming(stale | {"topics": "Backend"})
+    )
     assert response.status_code == 409
+    assert [legend.text for legend in page(response).select(".overlap legend")] == ["Topics"]
 
 
 # Preview -----------------------------------------------------------------------------------------

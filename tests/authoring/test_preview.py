@@ -93,3 +93,40 @@ def test_the_page_cache_never_keeps_or_serves_the_preview(app: Flask, client: Fl
     assert save(editor, post_id, title="Renamed after the preview").status_code == 303
     soup = page(preview_of(editor, post_id))
     assert soup.select_one("h1.post-title").get_text() == "Renamed after the preview"
+
+
+def test_the_preview_shows_the_drawing_readers_will_get(app: Flask, client: FlaskClient):
+    """A draft's preview names its drawing by the hash readers' pages will name once it is
+    published: that address gives that very drawing, kept by no cache; a stale or made-up
+    `v` for a post not live yet is sent on with a redirect no cache keeps, and the same
+    address serves readers the same drawing, for good, once the post is published."""
+    editor = app.test_client()
+    log_in_as(editor, make_editor(app))
+    post_id = create(
+        editor,
+        title="Replication lag under load",
+        summary="Why the replicas fell behind.",
+        body="Replicas lag when writes burst.",
+    )
+    src = page(preview_of(editor, post_id)).select_one("img.post-art")["src"]
+    slug_only = client.get("/illustrations/replication-lag-under-load.svg").get_data()
+    for who in (editor, client):  # a draft link's reader has no session: the same answer
+        drawn = who.get(src)
+        assert drawn.status_code == 200 and drawn.mimetype == "image/svg+xml"
+        assert drawn.get_data() != slug_only
+        assert "no-store" in drawn.headers["Cache-Control"]
+        assert "public" not in drawn.headers["Cache-Control"]
+        assert "default-src 'none'" in drawn.headers["Content-Security-Policy"]
+    stale = client.get("/illustrations/replication-lag-under-load.svg?v=0123456789abcdef")
+    assert stale.status_code == 302
+    assert "no-store" in stale.headers["Cache-Control"]
+    assert "public" not in stale.headers["Cache-Control"]
+    before = client.get(src).get_data()
+    assert save(editor, post_id, status=PUBLISHED).status_code == 303
+    public = page(client.get("/posts/replication-lag-under-load"))
+    assert public.select_one("img.post-art")["src"] == src
+    after = client.get(src)
+    assert after.status_code == 200 and after.get_data() == before
+    assert "immutable" in after.headers["Cache-Control"]
+    moved = client.get("/illustrations/replication-lag-under-load.svg?v=0123456789abcdef")
+    assert moved.status_code == 302 and "public" in moved.headers["Cache-Control"]

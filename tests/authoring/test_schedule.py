@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from flask import Flask
 
-from blog.authoring.store import SCHEDULED
+from blog.catalog import SCHEDULED
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Post, PostRevision, utcnow
 from tests.authoring.test_auth import csrf_token, editor_client, page
@@ -83,8 +83,10 @@ def test_a_new_york_time_is_stored_as_utc_and_shown_back(
     assert soup.select_one("#published_at")["type"] == "datetime-local"
     assert soup.select_one("#published_at")["data-site-zone"] == NEW_YORK
     assert soup.select_one('label[for="published_at"]').text == "Publish at (America/New_York)"
-    assert soup.select_one("#status-1")["value"] == SCHEDULED
-    assert soup.select_one("#status-1").has_attr("checked")
+    # The bar's main button keeps it scheduled; the other takes it back to draft.
+    assert soup.select_one("#publish-button")["value"] == "schedule"
+    assert soup.select_one("#publish-button").get_text(strip=True) == "Schedule"
+    assert soup.select_one("#unpublish-button").get_text(strip=True) == "Unschedule"
     state = soup.select_one("#post-state").get_text(" ", strip=True)
     assert state == f"Scheduled: goes live {local.replace('T', ' ')} {abbreviation}"
     assert save(editor_client, post_id).status_code == 303
@@ -105,9 +107,19 @@ def test_the_post_list_history_and_trash_show_times_in_the_site_zone(app, editor
         (shown, local.replace(microsecond=0).isoformat()),
     ]
     revision = page(editor_client.get(f"/editor/posts/{post_id}/revisions")).select_one(
-        "tbody time"
+        "time.revision-when"
     )
-    assert revision.get_text() == f"{local:%Y-%m-%d %H:%M:%S %Z}"
+    # The revision's own time: the post's and the revision's stamps are taken a moment apart,
+    # and can fall either side of a second.
+    with app.app_context():
+        made = db.session.scalars(
+            sa.select(PostRevision.created_at)
+            .where(PostRevision.post_id == post_id)
+            .order_by(PostRevision.id.desc())
+        ).first()
+    assert made is not None
+    made_local = made.replace(tzinfo=UTC).astimezone(ZoneInfo(NEW_YORK))
+    assert revision.get_text() == f"{made_local:%Y-%m-%d %H:%M:%S %Z}"
     token = csrf_token(editor_client, f"/editor/posts/{post_id}/delete")
     before = utcnow()
     deleting = editor_client.post(f"/editor/posts/{post_id}/delete", data={"csrf_token": token})
@@ -237,21 +249,33 @@ def test_a_draft_keeps_its_date_and_never_publishes(app, editor_client, when):
     assert not is_live(editor_client)
     assert not page(editor_client.get("/editor/?status=scheduled")).select("tbody th a")
     soup = page(editor_client.get(f"/editor/posts/{post_id}"))
-    assert soup.select_one("#status-0").has_attr("checked")
+    assert soup.select_one("#post-state").get_text(strip=True) == "Draft"
+    assert soup.select_one("#unpublish-button") is None
     assert soup.select_one("#published_at")["value"] == when
+    # Its main button says what pressing it would do with that date.
+    assert soup.select_one("#publish-button")["value"] == (
+        "publish" if when.startswith("2024") else "schedule"
+    )
 
 
 def test_the_form_shows_the_state_readers_get(editor_client):
-    """A stored post opens with its state chosen: published, or scheduled while its time is
-    still to come."""
+    """A live post opens with its state named and the bar offering what fits it: Update
+    (its changes go to readers) and Unpublish; a form without a status field keeps the
+    state as it is."""
     post_id = create(editor_client, status=PUBLISHED)
     soup = page(editor_client.get(f"/editor/posts/{post_id}"))
-    assert [i["value"] for i in soup.select('input[name="status"][checked]')] == [PUBLISHED]
-    assert [i["value"] for i in soup.select('input[name="status"]')] == [
-        DRAFT,
-        SCHEDULED,
-        PUBLISHED,
-    ]
+    assert soup.select_one("#post-state").get_text(strip=True) == "Published"
+    assert soup.select('input[name="status"]') == []
+    assert soup.select_one("#publish-button")["value"] == "update"
+    assert soup.select_one("#publish-button").get_text(strip=True) == "Update"
+    assert soup.select_one("#unpublish-button").get_text(strip=True) == "Unpublish"
+    assert save(editor_client, post_id, title="Still live").status_code == 303
+    assert (
+        page(editor_client.get(f"/editor/posts/{post_id}"))
+        .select_one("#post-state")
+        .get_text(strip=True)
+        == "Published"
+    )
 
 
 def test_a_scheduled_time_that_passes_while_editing(app, editor_client, monkeypatch):
@@ -265,7 +289,7 @@ def test_a_scheduled_time_that_passes_while_editing(app, editor_client, monkeypa
     response = save(editor_client, post_id, status=SCHEDULED)
     assert response.status_code == 422
     assert "already passed" in field_error(response, "published_at")
-    response = save(editor_client, post_id, status=SCHEDULED, action="unpublish")
+    response = save(editor_client, post_id, status=SCHEDULED, action="confirm-unpublish")
     assert response.status_code == 303
     assert stored(app, post_id).status == DRAFT
 

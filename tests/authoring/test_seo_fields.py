@@ -14,10 +14,10 @@ from blog.extensions import db
 from blog.models import PUBLISHED, Image, Post, PostRevision
 from tests.authoring.test_auth import editor_client, page
 from tests.authoring.test_editor import HX_EDITOR, create, current_form, save, stored
-from tests.authoring.test_images import picture_bytes
 from tests.authoring.test_revisions import restore as restore_revision
 from tests.authoring.test_trash import delete
 from tests.authoring.test_trash import restore as restore_from_trash
+from tests.media.test_images import picture_bytes
 
 __all__ = ["editor_client"]
 

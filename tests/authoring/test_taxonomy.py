@@ -18,7 +18,7 @@ from blog.web.converters import MAX_ROW_ID
 from blog.web.versions import data_version
 from tests.authoring.test_auth import csrf_token, page
 from tests.authoring.test_editor import editor_client, new_post_form
-from tests.authoring.test_images import picture_bytes
+from tests.media.test_images import picture_bytes
 
 __all__ = ["editor_client"]
 
@@ -361,7 +361,11 @@ def test_merging_topics_moves_posts_without_duplicate_links(app, editor_client, 
     posts.create(1, topics=("Reliability",))
     source, target = topic_id(app, "reliabilty"), topic_id(app, "reliability")
     response = act(
-        editor_client, f"/editor/topics/{source}/merge", into=str(target), shown_name="Reliabilty"
+        editor_client,
+        f"/editor/topics/{source}/merge",
+        into=str(target),
+        shown_name="Reliabilty",
+        confirmed="yes",
     )
     assert response.status_code == 303
     assert response.headers["Location"] == f"/editor/topics/{target}"
@@ -386,7 +390,8 @@ def test_a_merged_topics_old_addresses_follow_it(app, editor_client, client, pos
     posts.create(1, topics=("Go",))
     golang = topic_id(app, "golang")
     assert rename(editor_client, "topics", golang, "Go lang").status_code == 303
-    act(editor_client, f"/editor/topics/{golang}/merge", into=str(topic_id(app, "go")))
+    go = str(topic_id(app, "go"))
+    act(editor_client, f"/editor/topics/{golang}/merge", into=go, confirmed="yes")
     for old in ("golang", "go-lang"):
         assert client.get(f"/topics/{old}").headers["Location"] == "/topics/go"
 
@@ -415,7 +420,11 @@ def test_merging_authors_credits_their_posts(app, editor_client, posts):
     _author(app, "Ada Edtor", posts=1)
     source, target = author_id(app, "ada-edtor"), author_id(app, "ada-example")
     response = act(
-        editor_client, f"/editor/authors/{source}/merge", into=str(target), shown_name="Ada Edtor"
+        editor_client,
+        f"/editor/authors/{source}/merge",
+        into=str(target),
+        shown_name="Ada Edtor",
+        confirmed="yes",
     )
     assert response.status_code == 303
     with app.app_context():
@@ -423,6 +432,97 @@ def test_merging_authors_credits_their_posts(app, editor_client, posts):
         assert set(db.session.scalars(sa.select(Post.author_id))) == {target}
     itself = act(editor_client, f"/editor/authors/{target}/merge", into=str(target))
     assert itself.status_code == 422
+
+
+def _team(app: Flask, title: str, *names: str) -> int:
+    """A published post credited to these authors in order; its id."""
+    with app.app_context():
+        authors = store.credited(names)
+        post = store.new_post(
+            title=title,
+            body="Text.",
+            author=authors[0],
+            coauthors=authors[1:],
+            topics=[store.topic_named("Databases")],
+            published_at=utcnow() - timedelta(days=1),
+        )
+        db.session.commit()
+        return post.id
+
+
+def _bylines(app: Flask) -> dict[str, list[str]]:
+    """Each post's authors, first first, by title; and every post's first author agrees."""
+    with app.app_context():
+        found = {}
+        for post in db.session.scalars(sa.select(Post)):
+            found[post.title] = [author.name for author in post.authors]
+            assert post.author_id == post.author_links[0].author_id
+        return found
+
+
+def test_merging_an_author_credits_the_target_in_their_place_once(
+    app, editor_client, client, posts
+):
+    """Merged away while a co-author: the target takes the source's place on each post, and
+    a post that credited both keeps the target once, at the earlier of the two places."""
+    _team(app, "Second", "Ada Example", "Ada Edtor")
+    _team(app, "First of both", "Ada Edtor", "Bo Writer", "Ada Example")
+    _team(app, "Target first", "Ada Example", "Bo Writer", "Ada Edtor")
+    _team(app, "Alone", "Ada Edtor")
+    before = version(app)
+    source, target = author_id(app, "ada-edtor"), author_id(app, "ada-example")
+    response = act(
+        editor_client,
+        f"/editor/authors/{source}/merge",
+        into=str(target),
+        shown_name="Ada Edtor",
+        confirmed="yes",
+    )
+    assert response.status_code == 303
+    assert version(app) > before  # cached bylines and author pages change
+    assert _bylines(app) == {
+        "Second": ["Ada Example"],
+        "First of both": ["Ada Example", "Bo Writer"],
+        "Target first": ["Ada Example", "Bo Writer"],
+        "Alone": ["Ada Example"],
+    }
+    assert client.get("/authors/ada-edtor").status_code == 404
+    ada = page(client.get("/authors/ada-example"))
+    assert ada.select_one("#all-posts-label").get_text().endswith(" · 4")
+
+
+def test_merging_a_co_author_only_moves_their_credits(app, editor_client, posts):
+    """An author credited only after others is merged without touching the first authors."""
+    _team(app, "Shared", "Bo Writer", "Cy Typo")
+    _team(app, "Other", "Bo Writer", "Cy Third")
+    source, target = author_id(app, "cy-typo"), author_id(app, "cy-third")
+    url = f"/editor/authors/{source}/merge"
+    act(editor_client, url, into=str(target), shown_name="Cy Typo", confirmed="yes")
+    assert _bylines(app) == {
+        "Shared": ["Bo Writer", "Cy Third"],
+        "Other": ["Bo Writer", "Cy Third"],
+    }
+    rows = page(editor_client.get("/editor/authors")).select("#author-table tbody tr")
+    counts = {
+        " ".join(row.select_one("td, th").get_text().split()): row.select_one(
+            ".post-count"
+        ).get_text(strip=True)
+        for row in rows
+    }
+    assert counts == {"Bo Writer": "2", "Cy Third": "2"}
+
+
+def test_a_co_author_cannot_be_deleted(app, editor_client, posts):
+    """An author credited only as a co-author (on a draft too) still counts as used: 409."""
+    _team(app, "Shared", "Bo Writer", "Cy Third")
+    with app.app_context():
+        post = db.session.scalar(sa.select(Post))
+        post.status, post.published_at = "draft", None
+        db.session.commit()
+    refused = act(editor_client, f"/editor/authors/{author_id(app, 'cy-third')}/delete")
+    assert refused.status_code == 409
+    assert "1 post is filed under it" in problem(refused)
+    assert _bylines(app) == {"Shared": ["Bo Writer", "Cy Third"]}
 
 
 # Deleting -----------------------------------------------------------------------------------
@@ -542,3 +642,56 @@ def test_a_long_bio_or_a_bad_avatar_is_refused(app, editor_client, posts, fields
     with app.app_context():
         author = db.session.get_one(Author, row)
         assert (author.bio, author.avatar_image_id) == ("", None)
+
+
+@pytest.mark.parametrize("kind", ["topics", "authors"])
+def test_a_merge_asks_first_saying_how_many_posts_move(app, editor_client, posts, kind):
+    """The merge form opens a page that asks ("Move 3 posts from A to B?"), which works
+    without scripts; a merge posted without its confirmation, or after the posts changed
+    meanwhile, changes nothing; confirmed, it merges and says how many posts moved."""
+    if kind == "topics":
+        posts.create(3, topics=("Reliabilty",))
+        posts.create(1, topics=("Reliability",))
+        source, target = topic_id(app, "reliabilty"), topic_id(app, "reliability")
+        question = "Move 3 posts from “Reliabilty” to “Reliability”?"
+    else:
+        posts.create(1, author="Ada Example")
+        posts.create(3, author="Ada Edtor")
+        source, target = author_id(app, "ada-edtor"), author_id(app, "ada-example")
+        question = "Credit 3 posts by “Ada Edtor” to “Ada Example”?"
+    item = page(editor_client.get(f"/editor/{kind}/{source}"))
+    form = item.select_one("select#into").find_parent("form")
+    assert form["method"] == "get" and form["action"] == f"/editor/{kind}/{source}/merge"
+    asked = editor_client.get(form["action"], query_string={"into": str(target)})
+    assert asked.status_code == 200
+    assert "no-store" in asked.headers["Cache-Control"]
+    soup = page(asked)
+    assert soup.select_one("h1").get_text() == question
+    confirm = soup.select_one("form.confirm-actions")
+    fields = {field["name"]: field.get("value", "") for field in confirm.select("input")}
+    assert fields["confirmed"] == "yes" and fields["shown_posts"] == "3"
+    assert fields["into"] == str(target)
+
+    unconfirmed = act(editor_client, form["action"], into=str(target))
+    assert unconfirmed.status_code == 422
+    assert page(unconfirmed).select_one("h1").get_text() == question
+    # A post is added meanwhile: the page asked about 3, so nothing is merged.
+    posts.create(1, topics=("Reliabilty",), author="Ada Edtor")
+    stale = act(editor_client, form["action"], **fields)
+    assert stale.status_code == 409
+    assert "now on 4 posts, not 3" in problem(stale)
+    model = Topic if kind == "topics" else Author
+    with app.app_context():
+        assert db.session.get(model, source) is not None
+    fields["shown_posts"] = "4"
+    done = act(editor_client, form["action"], **fields)
+    assert done.status_code == 303
+    notice = page(editor_client.get(done.headers["Location"])).select_one(".notice")
+    assert notice.get_text().endswith(": 4 posts moved.")
+    with app.app_context():
+        assert db.session.get(model, source) is None
+    merge_url = f"/editor/{kind}/{target}/merge"
+    for bad, status in (("", 422), (str(target), 422), ("x", 404), ("999999", 404)):
+        refused = editor_client.get(merge_url, query_string={"into": bad})
+        assert refused.status_code == status and problem(refused), bad
+    assert editor_client.get(form["action"], query_string={"into": target}).status_code == 404

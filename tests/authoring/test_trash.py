@@ -12,15 +12,25 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from blog import create_app
-from blog.authoring import store, trash
-from blog.authoring.images import store_image
+from blog.authoring import store
+from blog.authoring.editor import trash
 from blog.extensions import db
-from blog.models import Post, PostTopic, SiteState, SlugRedirect, Topic, TrashedPost, utcnow
+from blog.media.images import store_image
+from blog.models import (
+    OldAddress,
+    Post,
+    PostTopic,
+    SiteState,
+    SlugRedirect,
+    Topic,
+    TrashedPost,
+    utcnow,
+)
 from blog.web import versions
 from tests.authoring.test_auth import csrf_token, editor_client, log_in_as, make_editor, page
 from tests.authoring.test_editor import HX_TABLE, create, current_form, save
-from tests.authoring.test_images import picture_bytes
 from tests.conftest import DATABASE, postgres_database
+from tests.media.test_images import picture_bytes
 
 __all__ = ["editor_client"]
 
@@ -285,6 +295,25 @@ def test_restore_refuses_an_address_that_now_redirects_to_another_post(app, edit
     assert "“Other”" in page(response).select_one("#trash-problem").get_text()
 
 
+def test_a_moved_post_comes_back_with_its_old_paths(app, editor_client, client):
+    """Old paths from a moved site go into the trash with the post and lead to it again
+    once it is restored; one another post took meanwhile stays with that post."""
+    post_id = create(editor_client, title="Moved", slug="moved", status="published")
+    other_id = create(editor_client, title="Other", slug="other", status="published")
+    with app.app_context():
+        for path in ("/2019/01/moved", "/old/moved"):
+            db.session.add(OldAddress(path=path, post_id=post_id))
+        db.session.commit()
+    delete(editor_client, post_id)
+    assert client.get("/2019/01/moved/").status_code == 404
+    with app.app_context():
+        db.session.add(OldAddress(path="/old/moved", post_id=other_id))
+        db.session.commit()
+    assert restore(editor_client, post_id).status_code == 303
+    assert client.get("/2019/01/moved/").headers["Location"] == "/posts/moved"
+    assert client.get("/old/moved.html").headers["Location"] == "/posts/other"
+
+
 def test_restore_refuses_when_an_import_gave_its_permanent_id_to_another_post(app, editor_client):
     """Its feed id taken meanwhile (an import of an older export, under another slug): 409
     that names the post, the entry still in the trash."""
@@ -316,6 +345,25 @@ def test_an_entry_trashed_before_posts_had_permanent_ids_gets_a_new_one(app, edi
     assert restore(editor_client, post_id).status_code == 303
     with app.app_context():
         assert db.session.get(Post, post_id).uid is not None
+
+
+def test_a_restored_post_credits_its_authors_in_order(app, editor_client):
+    """Co-authors go to the trash with the post and come back in their places; an entry
+    trashed before co-authors names its one author."""
+    team = ["Bo Reviewer", "Ada Example", "Cy Third"]
+    post_id = create(editor_client, title="Team", slug="team", author=team)
+    delete(editor_client, post_id)
+    assert restore(editor_client, post_id).status_code == 303
+    with app.app_context():
+        assert [author.name for author in db.session.get(Post, post_id).authors] == team
+    delete(editor_client, post_id)
+    with app.app_context():
+        entry = db.session.get(TrashedPost, post_id)
+        entry.snapshot = {key: value for key, value in entry.snapshot.items() if key != "authors"}
+        db.session.commit()
+    assert restore(editor_client, post_id).status_code == 303
+    with app.app_context():
+        assert [author.name for author in db.session.get(Post, post_id).authors] == team[:1]
 
 
 def test_two_editors_restoring_at_once_get_one_post_and_one_404(app, client):

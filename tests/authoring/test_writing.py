@@ -75,5 +75,5 @@ def test_the_cheat_sheet_is_folded_beside_the_body(app, editor_client):
     for url in ("/editor/posts/new", f"/editor/posts/{post_id}"):
         sheet = page(editor_client.get(url)).select_one("details#markdown-help")
         assert sheet is not None and not sheet.has_attr("open")
-        assert sheet.select_one("summary").get_text() == "Markdown cheat sheet"
+        assert sheet.select_one("summary").get_text() == "Markdown cheat sheet and shortcuts"
         assert "[^1]" in sheet.get_text() and "## Section" in sheet.get_text()

@@ -16,6 +16,7 @@ import time
 import traceback
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,12 +34,17 @@ from playwright.sync_api import (
     Request,
     Response,
     Route,
+    expect,
     sync_playwright,
 )
 from playwright.sync_api import Error as PlaywrightError
 
 from blog import create_app
-from tests.conftest import require
+from blog.authoring import store
+from blog.database import WRITE_OPTION
+from blog.extensions import db
+from tests.authoring.test_auth import CHEAP_METHOD
+from tests.conftest import postgres_database, require
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -138,22 +144,74 @@ def _no_control_socket() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def live_server(sqlite_live_server: LiveServer) -> LiveServer:
+    """The server the browser suite uses: gunicorn on a SQLite file with the demo posts."""
+    return sqlite_live_server
+
+
+@pytest.fixture(scope="session")
+def sqlite_live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One gunicorn for the session, on a fresh SQLite file loaded with the demo posts."""
+    folder = tmp_path_factory.mktemp("live")
+    with _serving(folder, f"sqlite:///{folder / 'live.sqlite3'}") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgresql_live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The same server on a throwaway PostgreSQL database, started only for the journeys
+    that run on both stores (see `on_both_stores`)."""
+    folder = tmp_path_factory.mktemp("live-postgresql")
+    with (
+        postgres_database("fieldnotes_browser") as database_url,
+        _serving(folder, database_url, topics=("Databases",)) as server,
+    ):
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def on_both_stores(request: pytest.FixtureRequest) -> LiveServer:
+    """The suite's server, then the same on PostgreSQL. A module whose `live_server` fixture
+    returns this runs each of its tests on both stores; its pages follow the server."""
+    server: LiveServer = request.getfixturevalue(f"{request.param}_live_server")
+    return server
+
+
+@contextmanager
+def _serving(
+    folder: Path, database_url: str, *, topics: tuple[str, ...] = ()
+) -> Iterator[LiveServer]:
+    """gunicorn serving the app on `database_url`, migrated and loaded with the demo posts;
+    or, given `topics`, with only those topics (the journeys run on both stores write what
+    they read, and a writer may only choose a topic that exists): loading the demo through
+    `flask demo load` costs a Python start-up and 67 renders."""
     require(HTMX_SCRIPT.exists(), f"{HTMX_SCRIPT.relative_to(ROOT)} is missing: run `make setup`")
     require(FONTS_COPIED.exists(), "static/vendor/fonts/ is missing: run `make setup`")
     require(shutil.which("gunicorn", path=str(BIN)) is not None, "gunicorn is not installed")
-    folder = tmp_path_factory.mktemp("live")
-    database_url = f"sqlite:///{folder / 'live.sqlite3'}"
     settings = {"SECRET_KEY": SECRET_KEY, "SITE_TIMEZONE": SITE_TIMEZONE}
     env = os.environ | settings | {"DATABASE_URL": database_url}
     env.pop("FLASK_DEBUG", None)
-    app = create_app(settings | {"SQLALCHEMY_DATABASE_URI": database_url})
+    # The suite's own reads and writes of the served database (set-ups, checks, clean-ups)
+    # start as writers: on SQLite a read that turns into a write while the server commits
+    # fails at once with "database is locked", where a writer waits its turn.
+    app = create_app(
+        settings
+        | {
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "SQLALCHEMY_ENGINE_OPTIONS": {"execution_options": {WRITE_OPTION: True}},
+        }
+    )
     server = LiveServer(url="", env=env, log=folder / "gunicorn.log", app=app)
     # Every head, like the suite's own schema: branches from parallel work may not be merged yet.
     with app.app_context():
         flask_migrate.upgrade(revision="heads")
-    _must(server.flask("demo", "load"), "flask demo load")
+    if topics:
+        with app.app_context():
+            for name in topics:
+                store.topic_named(name)
+            db.session.commit()
+    else:
+        _must(server.flask("demo", "load"), "flask demo load")
     with server.log.open("wb") as log:
         # Port 0: the kernel picks a free port and gunicorn reports it in its log.
         process = subprocess.Popen(
@@ -182,8 +240,6 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
             process.kill()
             process.wait()
         with app.app_context():
-            from blog.extensions import db
-
             db.engine.dispose()
 
 
@@ -199,6 +255,13 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+# What the editor asks in the background as it opens, and a test that leaves at once cancels,
+# as a writer who leaves would: the browser's copy of unsaved text (GET) and the presence
+# heartbeat (POST, on load and every 20 s), which stores nothing but "open since".
+BACKGROUND_REQUESTS = (
+    ("GET", re.compile(r"/editor/posts/\d+/autosave")),
+    ("POST", re.compile(r"/editor/posts/\d+/presence")),
+)
 # What htmx logs as errors when it aborts a request that a newer one replaces.
 HTMX_ABORT_LINES = frozenset({"htmx:afterRequest", "htmx:sendAbort"})
 
@@ -258,6 +321,12 @@ class PageWatch:
         if aborted and request.resource_type not in ("fetch", "xhr"):
             return
         if aborted and urlsplit(request.url).path in self.superseded_paths:
+            return
+        path = urlsplit(request.url).path
+        if aborted and any(
+            request.method == method and pattern.fullmatch(path)
+            for method, pattern in BACKGROUND_REQUESTS
+        ):
             return
         self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
 
@@ -347,24 +416,30 @@ def page(open_page: OpenPage) -> Page:
 Capture = Callable[[Page, str], None]
 
 
+def screenshots(page: Page, name: str, *, full_page: bool = True) -> None:
+    """Save artifacts/screenshots/NAME-light.png and NAME-dark.png (the browser's colour
+    scheme emulated): the whole page, or with `full_page` false what is on screen."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.evaluate("() => document.fonts.ready.then(() => true)")
+        path = SCREENSHOTS / f"{name}-{scheme}.png"
+        # Hiding the caret leaves an empty style attribute on every field, which htmx's
+        # next swap copies over, against the page's CSP (style-src 'self').
+        page.screenshot(path=path, full_page=full_page, caret="initial")
+        assert path.stat().st_size > 10_000, f"{path.name} looks empty"
+    page.emulate_media(color_scheme="light")
+
+
 @pytest.fixture
 def capture(request: pytest.FixtureRequest) -> Capture:
-    """Save full-page screenshots as artifacts/screenshots/NAME-light.png and NAME-dark.png
-    (the browser's colour scheme emulated), for people to review; only with `--screenshots`
-    (`make screenshots`), since capturing costs seconds a page."""
+    """Save full-page screenshots (`screenshots`) for people to review; only with
+    `--screenshots` (`make screenshots`), since capturing costs seconds a page."""
     wanted = bool(request.config.getoption("screenshots", default=False))
 
     def capture_(page: Page, name: str) -> None:
-        if not wanted:
-            return
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        for scheme in ("light", "dark"):
-            page.emulate_media(color_scheme=scheme)
-            page.evaluate("() => document.fonts.ready.then(() => true)")
-            path = SCREENSHOTS / f"{name}-{scheme}.png"
-            page.screenshot(path=path, full_page=True)
-            assert path.stat().st_size > 10_000, f"{path.name} looks empty"
-        page.emulate_media(color_scheme="light")
+        if wanted:
+            screenshots(page, name)
 
     return capture_
 
@@ -398,17 +473,29 @@ def editor_account(live_server: LiveServer) -> EditorAccount:
     return create_account(live_server, account)
 
 
+@contextmanager
+def cheap_passwords() -> Iterator[None]:
+    """Accounts made meanwhile get a cheap scrypt hash (the login checks a hash with the
+    parameters stored in it, so the server's check is cheap too): a real one costs half a
+    second of CPU to make and again at each login, and the journeys make a dozen accounts.
+    The real parameters have their own tests (tests/authoring/test_auth.py)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("blog.models.PASSWORD_METHOD", CHEAP_METHOD)
+        yield
+
+
 def create_account(live_server: LiveServer, account: EditorAccount) -> EditorAccount:
     """Make the account on the served database with `flask editors create`."""
-    result = live_server.flask(
-        "editors",
-        "create",
-        account.email,
-        "--name",
-        account.name,
-        "--password-stdin",
-        input=account.password + "\n",
-    )
+    with cheap_passwords():
+        result = live_server.flask(
+            "editors",
+            "create",
+            account.email,
+            "--name",
+            account.name,
+            "--password-stdin",
+            input=account.password + "\n",
+        )
     _must(result, "flask editors create")
     return account
 
@@ -448,9 +535,12 @@ def log_in(page: Page, account: EditorAccount) -> None:
     page.get_by_label("Password").fill(account.password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(lambda url: urlsplit(url).path != "/login")
+    # Each login replaces the account's session token, ending the sessions opened before it:
+    # the cookies `signed_in` hands out are always those of the latest one.
+    SESSIONS[account.email] = page.context.cookies()
 
 
-# The cookies of an editor's session, by email, once it has logged in through the form.
+# The cookies of each editor's latest session, by email, once it has logged in.
 SESSIONS: dict[str, list[Any]] = {}
 
 
@@ -463,7 +553,6 @@ def signed_in(page: Page, account: EditorAccount, *, afresh: bool = False) -> No
         page.context.add_cookies(kept)
         return
     log_in(page, account)
-    SESSIONS[account.email] = page.context.cookies()
 
 
 @dataclass(frozen=True)
@@ -551,6 +640,7 @@ def site(live_server: LiveServer, editor_account: EditorAccount) -> Site:
         "topic": f"/topics/{max(topics, key=lambda t: t.count).slug}",
         "page-2": "/?page=2",
         "post": post_path,
+        "search": "/search?q=database",
         "author": author_path,
         "login": "/login",
         "editor": "/editor/posts/new",
@@ -565,6 +655,8 @@ LISTING_STATE_JS = """() => {
     path: location.pathname + location.search,
     title: document.title,
     current: [...document.querySelectorAll('.topic-filter [aria-current="page"]')].map((a) => a.id),
+    h1: text(document.querySelector("h1")),
+    featured: text(document.querySelector("#featured:not([hidden]) .card-title")),
     heading: text(document.querySelector("#all-posts-label")),
     counter: text(document.querySelector("#counter")),
     cards: [...document.querySelectorAll("#post-list .card-title a")].map(text),
@@ -622,3 +714,20 @@ def expected_counter(first: int, last: int, total: int) -> str:
     if total <= PER_PAGE:
         return f"Showing {total} of {total} post{'s' if total != 1 else ''}"
     return f"Showing {first}\u2013{last} of {total} posts"
+
+
+def publish_and_wait(page: Page, question: str = "Publish to readers now?") -> None:
+    """Press the bar's main button, answer its question, and wait for the saved editor."""
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and "/editor/posts/" in r.url
+    ) as asked:
+        page.locator("#publish-button").click()
+    assert asked.value.status == 200, asked.value.text()[:500]
+    expect(page.locator("#publish-question h2")).to_have_text(question)
+    expect(page.locator("#publish-question")).to_be_focused()
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and "/editor/posts/" in r.url
+    ) as answer:
+        page.locator("#confirm-button").click()
+    assert answer.value.status == 200, answer.value.text()[:500]
+    expect(page.locator("#saved-notice")).to_be_visible()

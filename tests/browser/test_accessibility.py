@@ -11,11 +11,11 @@ import pytest
 import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
-from blog.authoring import revisions, store, trash
-from blog.authoring.images import store_image
+from blog.authoring import presence, revisions, store
+from blog.authoring.editor import trash
 from blog.extensions import db
-from blog.models import Post, PostRevision, TrashedPost
-from tests.authoring.test_images import picture_bytes
+from blog.media.images import store_image
+from blog.models import Editor, EditorPresence, OldAddress, Post, PostRevision, Topic, TrashedPost
 from tests.browser.conftest import (
     AXE_SCRIPT,
     LiveServer,
@@ -27,6 +27,7 @@ from tests.browser.conftest import (
     require,
     settle,
 )
+from tests.media.test_images import picture_bytes
 
 pytestmark = pytest.mark.browser
 
@@ -133,15 +134,18 @@ def test_images_headings_and_filter_label(page: Page, site: Site):
 
 
 # Every authoring page axe checks, by name; `{post}` is a post with two saves, `{revision}`
-# its older one. A new editor page joins the audit with one line here.
+# its older one, `{later}` its newer. A new editor page joins the audit with one line here.
 EDITOR_PAGES = {
     "post list": "/editor/",
     "post list, searched and filtered": "/editor/?status=draft&q=audit&sort=published",
+    "post list, a word of a body found": "/editor/?q=words",
     "new post": "/editor/posts/new",
     "edit post": "/editor/posts/{post}",
     "preview": "/editor/posts/{post}/preview",
     "revisions": "/editor/posts/{post}/revisions",
+    "old addresses": "/editor/posts/{post}/old-addresses",
     "revision compared": "/editor/posts/{post}/revisions?revision={revision}",
+    "two revisions compared": "/editor/posts/{post}/revisions?revision={revision}&with={later}",
     "delete confirmation": "/editor/posts/{post}/delete",
     "trash": "/editor/trash",
     "empty the trash": "/editor/trash/empty",
@@ -149,13 +153,14 @@ EDITOR_PAGES = {
     "a topic": "/editor/topics/{topic}",
     "authors": "/editor/authors",
     "an author": "/editor/authors/{author}",
+    "merge question": "/editor/topics/{topic}/merge?into={other_topic}",
 }
 OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
 
 
 def _audit_posts(live_server: LiveServer, run: str) -> dict[str, int]:
-    """A draft saved twice (so it has a revision to compare), with a meta description and a
-    social image, and a post in the trash."""
+    """A draft saved twice (so it has a revision to compare), with a meta description, a
+    social image and an old address from a moved site, and a post in the trash."""
     with live_server.app.app_context():
         author, topics = store.author_named("Axe Auditor"), [store.topic_named("Databases")]
         post = store.new_post(
@@ -168,17 +173,23 @@ def _audit_posts(live_server: LiveServer, run: str) -> dict[str, int]:
         post.meta_description = "What the audit post is about."
         post.social_image = store_image(picture_bytes("PNG", (120, 63)))
         db.session.flush()
+        db.session.add(OldAddress(path=f"/2019/04/audit-draft-{run}", post_id=post.id))
         revisions.record(post, editor_name="Axe Auditor")
         post.body_markdown = "First *words*, then more."
         db.session.flush()
         revisions.record(post, editor_name="Axe Auditor")
         trash.move_to_trash(doomed, "Axe Auditor")
         db.session.commit()
-        revision = db.session.scalar(
-            sa.select(sa.func.min(PostRevision.id)).where(PostRevision.post_id == post.id)
-        )
-        ids = {"post": post.id, "revision": revision, "trashed": doomed.id}
+        revision, later = db.session.execute(
+            sa.select(sa.func.min(PostRevision.id), sa.func.max(PostRevision.id)).where(
+                PostRevision.post_id == post.id
+            )
+        ).one()
+        ids = {"post": post.id, "revision": revision, "later": later, "trashed": doomed.id}
         ids |= {"topic": topics[0].id, "author": author.id}
+        ids["other_topic"] = db.session.scalar(
+            sa.select(Topic.id).where(Topic.id != topics[0].id).order_by(Topic.id).limit(1)
+        )
         db.session.remove()
     return ids
 
@@ -191,6 +202,8 @@ def _clear_audit_posts(live_server: LiveServer, ids: dict[str, int], slugs: list
         db.session.execute(
             sa.delete(PostRevision).where(PostRevision.post_id.in_([ids["post"], ids["trashed"]]))
         )
+        db.session.execute(sa.delete(EditorPresence).where(EditorPresence.post_id == ids["post"]))
+        db.session.execute(sa.delete(Editor).where(Editor.email.like("present-%@example.com")))
         db.session.commit()
         db.session.remove()
 
@@ -213,9 +226,37 @@ def test_axe_finds_no_violations_on_any_editor_page(
             violations = audit(audit_page)
             if violations:
                 found[name] = describe(violations)
+            if name == "edit post":
+                # The dark theme too (the formatting toolbar, the action bar), then the login
+                # that opens over the editor when a save meets an ended session, with a
+                # message in it, in both colour schemes.
+                audit_page.emulate_media(color_scheme="dark")
+                violations = audit(audit_page)
+                if violations:
+                    found["edit post (dark)"] = describe(violations)
+                audit_page.evaluate(
+                    "() => { document.getElementById('session-dialog').showModal();"
+                    " document.getElementById('session-login-problem').textContent ="
+                    " 'That email and password do not match an active editor account.'; }"
+                )
+                for scheme in ("dark", "light"):
+                    audit_page.emulate_media(color_scheme=scheme)
+                    violations = audit(audit_page)
+                    if violations:
+                        found[f"login dialog ({scheme})"] = describe(violations)
         # The conflict view: another save lands while this editor has the post open.
         page_watch.expect_status(409)
+        with live_server.app.app_context():  # someone else has it open: the note shows
+            other = Editor(
+                email=f"present-{run}@example.com", name="Present Editor", password_hash="-"
+            )
+            db.session.add(other)
+            db.session.flush()
+            presence.here(ids["post"], other.id)
+            db.session.commit()
+            db.session.remove()
         audit_page.goto(f"/editor/posts/{ids['post']}")
+        expect(audit_page.locator("#presence .presence-note")).to_be_visible()
         # Its drawing preview answered first: SQLite's write below waits for readers, and
         # under load a slow one outlasted its 5 s (database is locked, 1 run in 3).
         settle(audit_page)
@@ -225,9 +266,12 @@ def test_axe_finds_no_violations_on_any_editor_page(
             post.title = f"Audit draft, saved elsewhere {run}"
             db.session.commit()
             db.session.remove()
+        # Both retitled it: the overlap to choose from is shown, with its radios.
+        audit_page.locator("#title").fill(f"Audit draft, retitled here {run}")
         audit_page.locator("#body").fill("Words of this editor.")
         audit_page.locator("#save-button").click()
         expect(audit_page.locator("#conflict-title")).to_be_visible()
+        expect(audit_page.locator(".overlap")).to_have_count(1)
         settle(audit_page)
         audit_page.evaluate(OPEN_EVERY_DETAILS)
         violations = audit(audit_page)

@@ -1,4 +1,5 @@
-"""An author's page in Chromium: read more through their posts, and their feed."""
+"""An author's page in Chromium: read more through their posts, and their feed; a co-author
+credited in the editor and followed from the byline."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from playwright.sync_api import Page, expect
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import utcnow
-from tests.browser.conftest import PER_PAGE, LiveServer, delete_posts, expected_counter
+from tests.browser.conftest import (
+    PER_PAGE,
+    EditorAccount,
+    LiveServer,
+    PageWatch,
+    delete_posts,
+    expected_counter,
+    signed_in,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -77,3 +86,61 @@ def test_author_page_reads_more_and_links_its_feed(page: Page, author_posts: lis
     assert feed.status == 200 and feed.headers["content-type"].startswith("application/atom+xml")
     body = feed.text()
     assert f"Runbook {RUN} part 01" in body and f"Runbook {RUN} part {MADE}" in body
+
+
+def _saved_with(page: Page, post_id: int, status: int, button: str = "#publish-button") -> None:
+    """Press a button of the action bar (Update, on this live post) and wait for the answer."""
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(f"/editor/posts/{post_id}")
+    ) as answer:
+        page.locator(button).click()
+    assert answer.value.status == status, answer.value.text()[:300]
+
+
+def test_an_editor_credits_a_co_author_and_readers_follow_each_name(
+    page: Page, page_watch: PageWatch, live_server: LiveServer, editor_account: EditorAccount
+):
+    """The empty author box adds a co-author (a new name asks first); the byline then names
+    both, each a link, and the co-author's page lists the post they co-wrote."""
+    first, cowriter = f"Ivy Initial {RUN}", f"Cole Cowriter, Jr. and Co {RUN}"
+    slug = f"written-together-{RUN}"
+    with live_server.app.app_context():
+        post = store.new_post(
+            title=f"Written together {RUN}",
+            slug=slug,
+            body="Two of us wrote this.",
+            author=store.author_named(first),
+            topics=[store.topic_named("Operations")],
+            published_at=utcnow() - timedelta(days=500),
+        )
+        db.session.commit()
+        post_id = post.id
+        db.session.remove()
+    try:
+        signed_in(page, editor_account)
+        page.goto(f"/editor/posts/{post_id}")
+        expect(page.get_by_label("Author 1", exact=True)).to_have_value(first)
+        page.get_by_label("Author 2 (optional)", exact=True).fill(cowriter)
+        page_watch.expect_status(422)
+        _saved_with(page, post_id, 422)
+        expect(page.locator("#author-error")).to_contain_text(f"“{cowriter}” is not an author yet")
+        page.get_by_label(f"Create the new author “{cowriter}”").check()
+        _saved_with(page, post_id, 200)  # Update asks once before readers see the change
+        expect(page.locator("#publish-changes")).to_contain_text(cowriter)
+        _saved_with(page, post_id, 200, button="#confirm-button")
+        expect(page.locator("#saved-notice")).to_be_visible()
+        expect(page.get_by_label("Author 2", exact=True)).to_have_value(cowriter)
+        expect(page.get_by_label("Author 3 (optional)", exact=True)).to_have_value("")
+
+        page.goto(f"/posts/{slug}")
+        byline = page.locator(".post-meta")
+        expect(byline).to_contain_text(f"By {first} and {cowriter} ·")
+        expect(byline.locator("a.post-author")).to_have_count(2)
+        byline.get_by_role("link", name=cowriter, exact=True).click()
+        page.wait_for_url(f"**/authors/{store.author_slug(cowriter)}")
+        expect(page.get_by_role("heading", level=1)).to_have_text(cowriter)
+        card = page.locator("#post-list .card")
+        expect(card).to_have_count(1)
+        expect(card.locator(".card-author")).to_have_text([first, cowriter])
+    finally:
+        delete_posts(live_server, [slug])

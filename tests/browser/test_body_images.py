@@ -12,7 +12,7 @@ import PIL.Image
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import EditorAccount, LiveServer, delete_posts, log_in
+from tests.browser.conftest import EditorAccount, LiveServer, delete_posts, log_in, publish_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -68,9 +68,7 @@ def test_an_image_pasted_into_the_body_is_served_with_srcset(
     expect(page.locator("#body-image-panel")).to_be_hidden()
     expect(page.locator("#preview picture source[type='image/webp']")).to_have_count(1)
 
-    page.get_by_label("Published").check()
-    page.locator("#save-button").click()
-    expect(page.locator("#saved-notice")).to_be_visible()
+    publish_and_wait(page)
     page.locator("#saved-notice a", has_text="View the post").click()
     page.wait_for_url(re.compile(r".*/posts/pasted-chart-"))
     slug = page.url.rsplit("/", 1)[1]

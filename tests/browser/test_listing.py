@@ -55,7 +55,9 @@ def test_topic_filter_swaps_the_list_in_place(page: Page, open_page: OpenPage, s
     shown = min(PER_PAGE, topic.count)
     assert state["counter"] == expected_counter(1, shown, topic.count)
     assert len(state["cards"]) == shown
-    assert state["heading"] == home["heading"]
+    # The page now speaks of the topic: its name heads it, its own count heads the list.
+    assert state["h1"] == topic.name and home["h1"] != topic.name
+    assert state["heading"].endswith(f"Posts about {topic.name} · {topic.count}")
     assert state["picks"] == 0, "editor's picks belong to the all-topics listing only"
     # The counter was replaced with the section: a lasting status region speaks for it.
     status = page.locator("#listing-status")

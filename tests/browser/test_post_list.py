@@ -74,7 +74,7 @@ def test_search_then_next_page_follows_in_the_address_and_back_returns(
     everything = counter.inner_text()
     page.evaluate("window.listProbe = 'kept'")
 
-    search = page.get_by_label("Title")
+    search = page.get_by_label("Search", exact=True)
     search.fill(WORD)
     page.wait_for_url(lambda url: query(url) == {"q": [WORD]})
     expect(counter).to_have_text(f"Showing 1–50 of {MADE} posts")

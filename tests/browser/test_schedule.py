@@ -21,6 +21,7 @@ from tests.browser.conftest import (
     PageWatch,
     create_account,
     log_in,
+    publish_and_wait,
 )
 
 pytestmark = pytest.mark.browser
@@ -66,7 +67,7 @@ def let_time_pass(live_server: LiveServer, slug: str) -> None:
 
 def take_away(live_server: LiveServer, slug: str) -> None:
     """Remove the test's post from the shared server's database."""
-    from blog.authoring import trash
+    from blog.authoring.editor import trash
 
     with live_server.app.app_context():
         post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
@@ -104,15 +105,17 @@ def test_an_editor_in_new_york_schedules_a_post_for_nine_in_the_morning(
         when.fill(f"{year}-01-15T09:00")
         # The browser is in the site's zone: nothing to convert, no note.
         expect(editor.locator("#published_at-zone")).to_have_count(0)
-        editor.get_by_label("Scheduled").check()
-        save_and_wait(editor)
+        # The main button says what the date makes of it, and asks before scheduling.
+        expect(editor.locator("#publish-button")).to_have_text("Schedule")
+        publish_and_wait(editor, "Schedule for readers?")
         editor.wait_for_url(re.compile(r".*/editor/posts/\d+$"))
         edit_url = editor.url
         expect(editor.locator("#post-state")).to_have_text(
             f"Scheduled: goes live {year}-01-15 09:00 EST"
         )
         expect(editor.get_by_label(f"Publish at ({NEW_YORK})")).to_have_value(f"{year}-01-15T09:00")
-        expect(editor.get_by_label("Scheduled")).to_be_checked()
+        expect(editor.locator("#publish-button")).to_have_text("Schedule")
+        expect(editor.locator("#unpublish-button")).to_have_text("Unschedule")
 
         post = stored(live_server, slug)
         assert post.status == PUBLISHED

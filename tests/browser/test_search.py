@@ -79,6 +79,13 @@ def test_read_more_adds_the_next_results_and_moves_focus_to_them(
 ):
     """Thirteen results: "read more" appends the thirteenth and moves focus to it."""
     page.goto(f"/search?{urlencode({'q': SEVERAL})}")
+    # Each thumbnail is the whole drawing scaled down: its box keeps the drawing's 16:9 shape
+    # and nothing of it is cropped away.
+    art = page.locator("#result-list .card-art").first
+    shape = art.evaluate(
+        "(img) => [img.clientWidth / img.clientHeight, getComputedStyle(img).objectFit]"
+    )
+    assert abs(shape[0] - 16 / 9) < 0.05 and shape[1] == "contain", shape
     page.locator("#result-more .read-more").click()
     expect(page.locator("#result-list > li")).to_have_count(13)
     counter = " ".join(page.locator("#result-counter").inner_text().split())

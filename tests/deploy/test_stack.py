@@ -1,18 +1,25 @@
 """The production stack for real: nginx in front of two gunicorn app servers on PostgreSQL
 and Redis, as deploy/stack.py brings it up for `make serve`.
 
-One stack serves the whole module; the last test takes the app servers down.
+One stack serves the whole module (starting one costs more than most of its tests); the last
+test takes the app servers down.
 """
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import sqlalchemy as sa
 
+from blog import draft_links
+from blog.authoring import store
+from blog.extensions import db
+from blog.models import PUBLISHED, Post, new_link_token, utcnow
 from tests.deploy.conftest import MAX_AGE, RECHECK_MS, Answer, Client, RunningStack, wait_until
 
 pytestmark = pytest.mark.deploy
@@ -220,6 +227,66 @@ def test_fragment_and_page_of_one_url_never_confused(
     assert any(a.header("X-Cache") == "HIT" for a in running_stack.proxy_answers[-16:])
 
 
+def test_only_a_static_url_with_its_own_hash_is_immutable(running_stack: RunningStack) -> None:
+    """A `?v=` that names the file's content is kept for a year; any other `v` (an old
+    page's, after a deploy changed the file) is revalidated, so no cache keeps the new
+    file under the old address for a year. Asked twice, as a cache would see it again."""
+    client = running_stack.client()
+    page = client.get("/")
+    current = re.search(r'href="(/static/css/site\.css\?v=[0-9a-f]+)"', page.text)
+    assert current is not None, "no versioned stylesheet on the home page"
+    for _ in range(2):
+        kept = client.get(current[1])
+        assert kept.status == 200
+        assert "immutable" in kept.header("Cache-Control")
+        assert "max-age=31536000" in kept.header("Cache-Control")
+        for path in ("/static/css/site.css?v=0123456789abcdef", "/static/css/site.css"):
+            other = client.get(path)
+            assert other.status == 200 and other.raw, path
+            assert "immutable" not in other.header("Cache-Control"), path
+            assert "no-cache" in other.header("Cache-Control"), path
+    assert client.get("/static/missing.css?v=0123456789abcdef").status == 404
+
+
+def test_a_draft_link_never_comes_from_the_proxy_cache(running_stack: RunningStack) -> None:
+    """Read twice by readers without cookies, it is never stored (no X-Cache: the proxy
+    sends /drafts/ straight to the app, which says no-store); published, it is a 404 at once;
+    account links likewise reach the app."""
+    app = running_stack.app
+    with app.app_context():
+        post = store.new_post(
+            title="Proxy draft",
+            body="Seen through a link.",
+            author=store.author_named("Ada Example"),
+            topics=[store.topic_named("Databases")],
+        )
+        db.session.flush()
+        _, token = draft_links.make_link(post, "Deploy Editor")
+        db.session.commit()
+        post_id = post.id
+    for _ in range(2):
+        reader = running_stack.client()
+        answer = reader.get(f"/drafts/{token}", {"Accept-Encoding": "br"})
+        assert answer.status == 200 and "Seen through a link." in answer.text
+        assert answer.header("X-Cache") == ""
+        assert "no-store" in answer.header("Cache-Control")
+        assert answer.header("X-Robots-Tag") == "noindex, nofollow"
+    with app.app_context():
+        published = db.session.get(Post, post_id)
+        assert published is not None
+        published.status = PUBLISHED
+        published.published_at = utcnow()
+        db.session.commit()
+    gone = running_stack.client().get(f"/drafts/{token}", {"Accept-Encoding": "br"})
+    assert gone.status == 404 and gone.header("X-Cache") == ""
+    for path in (f"/account/invite/{new_link_token()}", f"/account/reset/{new_link_token()}"):
+        answer = running_stack.client().get(path)
+        assert answer.status == 404 and answer.header("X-Cache") == "", path
+    with app.app_context():
+        db.session.execute(sa.delete(Post).where(Post.id == post_id))
+        db.session.commit()
+
+
 def test_readers_and_editors_survive_a_dead_app_server(running_stack: RunningStack) -> None:
     """With app server A killed, readers get pages and editors save through B; with both
     gone, readers still get cached pages and editors a page that says what happened."""
@@ -242,6 +309,10 @@ def test_readers_and_editors_survive_a_dead_app_server(running_stack: RunningSta
     stack.kill_app(1)
     # Pages in the cache are still served, stale if need be.
     assert wait_until(lambda: reader.get("/", {"Accept-Encoding": "br"}).status == 200, 2)
+    # Versioned static files too: a copy from the cache, or the file from disk to revalidate.
+    for path in ("/static/css/site.css?v=0123456789abcdef", "/static/js/site.js?v=1"):
+        static = reader.get(path, {"Accept-Encoding": "gzip"})
+        assert static.status == 200 and static.header("Cache-Control") == "no-cache", path
     down = editor.get("/editor/")
     assert down.status == 503
     assert "not answering" in down.text

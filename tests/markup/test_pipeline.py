@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from blog import markup
+from tests.markup.test_xss import rendered
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -191,8 +192,8 @@ def test_toc_hidden_below_three_sections(source, shown):
     [
         ("## Using `async` *well*", markup.TocEntry(2, "s-using-async-well", "Using async well")),
         (
-            '## "Quotes" & <tags>',
-            markup.TocEntry(2, "s-quotes-tags", "\u201cQuotes\u201d & <tags>"),
+            '## "Quotes" & 1 < 2 <b>bold</b>',
+            markup.TocEntry(2, "s-quotes-1-2-bold", "\u201cQuotes\u201d & 1 < 2 bold"),
         ),
         ("## Ünïcödé", markup.TocEntry(2, "s-unicode", "Ünïcödé")),
         ("## 日本語", markup.TocEntry(2, "s-section", "日本語")),
@@ -292,7 +293,7 @@ LONG_PARAGRAPH = " ".join(f"word{i}" for i in range(120))
         ("## Heading\n\nAfter the heading.", "After the heading."),
         ("![Only an image](/a.png)\n\nReal text.", "Real text."),
         ("Claim[^1] here.\n\n[^1]: Note.", "Claim here."),
-        ("Escaped <b>tag</b> & more", "Escaped <b>tag</b> & more"),
+        ("Raw <b>tag</b> & 1 < 2", "Raw tag & 1 < 2"),
         ("Line one\nline two", "Line one line two"),
         ("- only\n- a list", ""),
         ("", ""),
@@ -392,9 +393,59 @@ def test_sanitize_allowlist(raw, expected):
     assert markup.sanitize(raw) == expected
 
 
-def test_raw_html_in_markdown_is_shown_as_text():
-    """Raw HTML typed in a post is escaped, not interpreted."""
-    assert html_of('<div hx-get="/x">hi</div>').startswith('<p dir="auto">&lt;div hx-get=')
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('<div hx-get="/x" class="pie-chart" style="x">hi</div>', "<div>hi</div>"),
+        (
+            "<details>\n<summary>The numbers</summary>\n<pre>\nmon  41 min\n</pre>\n</details>",
+            "<details>\n<summary>The numbers</summary>\n<pre>mon  41 min\n</pre>\n</details>",
+        ),
+        (
+            '<figure>\n<img src="/a.png" alt="A \'b\'" width="64" height="40">'
+            "\n<figcaption>Cap</figcaption>\n</figure>",
+            '<figure>\n<img src="/a.png" alt="A \'b\'" width="64" height="40">'
+            "\n<figcaption>Cap</figcaption>\n</figure>",
+        ),
+        (
+            'H<sub>2</sub>O, x<sup>2</sup>, <kbd>Ctrl</kbd>, <mark>m</mark>, a<br>b "q"',
+            '<p dir="auto">H<sub>2</sub>O, x<sup>2</sup>, <kbd>Ctrl</kbd>, <mark>m</mark>,'
+            " a<br>b &ldquo;q&rdquo;</p>",
+        ),
+        (
+            '<table><tr><td colspan="2" rowspan="x" onclick="y">a</td></tr></table>',
+            '<table><tbody><tr><td colspan="2">a</td></tr></tbody></table>',
+        ),
+        ('Text <span style="color:red" onclick="x()">red</span>', '<p dir="auto">Text <span>red'),
+        ("<script>alert(1)</script>\n\n<style>p{}</style>\n\nAfter", '<p dir="auto">After</p>'),
+        ('<iframe src="https://x.example">words</iframe>', "words"),
+        ('<a href="javascript:alert(1)">j</a> <img src="data:image/png;base64,x">', "<a>j</a>"),
+    ],
+)
+def test_raw_html_in_markdown_keeps_the_allowed_tags(text, expected):
+    """Raw HTML typed in a post keeps the allow-list's tags and attributes; the rest goes,
+    keeping what it holds as text where it is text (never a script's or a style's)."""
+    html = html_of(text)
+    assert expected in html
+    assert "script" not in html and "p{}" not in html and "style" not in html
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<div class="pie-chart">shares</div> and "words" around it',
+        'Text <img src="a.png" alt="it\'s \'quoted\'"> and "quoted" -- end',
+        'Text <img\nsrc="a.png"\nalt="over lines"> more "words"',
+        '<abbr title="a thing">AT</abbr> "said"',
+    ],
+)
+def test_typographic_quotes_never_enter_a_tag(text):
+    """Smart quotes are for text: every attribute keeps the straight quotes it was written
+    with, and no curly quote is left in a tag."""
+    html = html_of(text)
+    for tag in re.findall(r"<[^>]*>", html):
+        assert not set(tag) & set("“”‘’"), tag
+    assert "&ldquo;" not in "".join(re.findall(r"<[^>]*>", html))
 
 
 def test_sanitize_falls_back_to_text_when_policy_check_fails(monkeypatch):
@@ -409,3 +460,58 @@ def test_sanitizing_pre_twice_changes_nothing(document):
     once = markup.sanitize(document)
     assert markup.sanitize(once) == once
     assert markup.sanitize(markup.render(document).html) == markup.render(document).html
+
+
+# Every element the pipeline has for engineering posts, in one body (feeds, export and the
+# Nu checker use it too).
+ENGINEERING_BODY = """Inline $E = mc^2$ and prices of $5 and $10.
+
+$$
+\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}
+$$
+
+```dot title="Request path"
+digraph { client -> api -> store }
+```
+
+> [!WARNING]
+> Take a backup first.
+
+!!! tip "Faster builds"
+    Cache the dependencies.
+
+??? note "Why not cron?"
+    Because.
+
+![A chart of latency](/images/chart.png){.wide}
+Latency over a week.
+
+```python title="app.py" hl_lines="2" linenums="1"
+import os
+print(os.sep)
+```
+
+```diff
+-old
++new
+```
+
+- [ ] to do
+- [x] done
+
+Press ++ctrl+c++ to copy ==this== HTML.
+
+*[HTML]: Hypertext Markup Language
+"""
+
+
+def test_every_engineering_element_renders_in_one_body():
+    """The body above gives each element once, inert and stable under sanitizing."""
+    page = rendered(ENGINEERING_BODY)
+    assert len(page.find_all("math")) == 2 and page.find("math", display="block")
+    assert page.find("figure", class_="diagram").svg["aria-label"] == "Request path"
+    assert len(page.find_all(class_="callout")) == 3 and page.find("details", class_="callout")
+    assert page.find("figure", class_="figure-wide").figcaption.text == "Latency over a week."
+    assert page.find(class_="code-file").text == "app.py" and page.find("mark", class_="hll")
+    assert page.find("ins") and page.find("del") and len(page.select(".task-box")) == 2
+    assert page.kbd and page.abbr and page.find("mark", class_=False)

@@ -9,14 +9,16 @@ import feedparser
 import pytest
 import sqlalchemy as sa
 from bs4 import BeautifulSoup
+from lxml import etree
 
-from blog.authoring.images import store_image
+from blog.authoring import store
 from blog.extensions import db
-from blog.models import Author, Image, utcnow
+from blog.media.images import store_image
+from blog.models import Author, Image, Post, utcnow
 from blog.reading.authors import link_label, own_link
 from blog.web import pagecache
-from tests.authoring.test_images import picture_bytes
 from tests.conftest import count_queries
+from tests.media.test_images import picture_bytes
 from tests.reading.test_views import (
     HTMX_MORE,
     HTMX_TOPIC,
@@ -236,6 +238,10 @@ UNSAFE_LINKS = [
 ]
 
 
+# The tests marked one_store in this module run on SQLite only: they check the links and
+# JSON-LD the templates write for authors already read. Which posts and authors a page lists,
+# and in what order, run on both stores.
+@pytest.mark.one_store
 def test_only_absolute_http_links_are_shown(app, client, writers):
     """An author's own link is shown only when it is an http(s) address with a host."""
     for url in UNSAFE_LINKS:
@@ -280,6 +286,7 @@ def test_avatar_of_a_deleted_image_is_cleared(app, client, writers):
     assert page.select_one(".author-avatar") is None
 
 
+@pytest.mark.one_store
 def test_bylines_link_to_the_author_page(client, writers):
     """Cards and the post page name the author with a link to their page."""
     home = soup(client.get("/"))
@@ -304,6 +311,7 @@ def test_post_page_tells_about_the_author_when_they_have_a_bio(client, writers):
     assert soup(client.get("/posts/post-number-1")).select_one(".about-author") is None
 
 
+@pytest.mark.one_store
 def test_author_page_json_ld_is_a_profile_page(client, writers):
     """A ProfilePage whose main entity is the author as a Person, with their page, bio,
     avatar and link, and the posts the page shows, each crediting them with their page."""
@@ -321,12 +329,15 @@ def test_author_page_json_ld_is_a_profile_page(client, writers):
         "Post number 9",
         "Post number 10",
     ]
-    assert {post["author"]["url"] for post in data["hasPart"]} == {f"{SITE}{GRACE}"}
+    assert [author["url"] for post in data["hasPart"] for author in post["author"]] == [
+        f"{SITE}{GRACE}"
+    ] * 3
     assert page.select_one('link[rel="canonical"]')["href"] == f"{SITE}{GRACE}"
     page_2 = soup(client.get("/authors/ada-example?page=2"))
     assert structured(page_2)["url"] == f"{SITE}/authors/ada-example?page=2"
 
 
+@pytest.mark.one_store
 def test_topic_page_json_ld_is_a_collection_page(client, writers):
     """A topic page describes itself as a CollectionPage of the blog, with its posts."""
     data = structured(soup(client.get("/topics/frontend")))
@@ -337,6 +348,7 @@ def test_topic_page_json_ld_is_a_collection_page(client, writers):
     assert [post["headline"] for post in data["hasPart"]][:1] == ["Post number 8"]
 
 
+@pytest.mark.one_store
 def test_author_page_links_its_feeds(client, writers):
     """The head names the blog's feeds and the author's; the footer links the author's."""
     page = soup(client.get(GRACE))
@@ -397,3 +409,203 @@ def test_author_and_post_pages_cost_no_statement_for_the_footer(app, client, wri
     # The page cache's state read, the topic filter with the state, the post with its
     # author and avatar, its topics, related posts, and the newer and older posts.
     assert len(statements) == 7, statements
+
+
+# Co-authors ---------------------------------------------------------------------------------
+
+
+def credit(app, slug: str, *names: str) -> None:
+    """Credit the post to these authors, in order, as the store does."""
+    with app.app_context():
+        post = db.session.scalar(sa.select(Post).where(Post.slug == slug))
+        post.set_authors(store.credited(names))
+        db.session.commit()
+
+
+def bylines(element) -> list[tuple[str, str]]:
+    """The (name, href) of each author link in an element, in order."""
+    return [(a.get_text(), a["href"]) for a in element.select(".card-author, .post-author")]
+
+
+@pytest.fixture
+def team(app, writers):
+    """The writers' posts, with Grace credited after Ada on Ada's two newest (posts 1 and 2)
+    and first on post 8, before Ada and Bo."""
+    credit(app, "post-number-1", "Ada Example", "Grace Writer")
+    credit(app, "post-number-2", "Ada Example", "Grace Writer")
+    credit(app, "post-number-8", "Grace Writer", "Ada Example", "Bo Reviewer")
+    return writers
+
+
+def test_cards_and_post_pages_name_every_author_in_order(client, team):
+    """ "A and B", "A, B and C": each name a link to their page, in the credited order."""
+    home = soup(client.get("/"))
+    [first] = [card for card in home.select("#post-list .card") if "number 1" in card.text]
+    assert bylines(first) == [("Ada Example", "/authors/ada-example"), ("Grace Writer", GRACE)]
+    assert " ".join(first.select_one(".card-meta").get_text().split()).startswith(
+        "Ada Example and Grace Writer · "
+    )
+    post = soup(client.get("/posts/post-number-8"))
+    meta = post.select_one(".post-meta")
+    assert bylines(meta) == [
+        ("Grace Writer", GRACE),
+        ("Ada Example", "/authors/ada-example"),
+        ("Bo Reviewer", "/authors/bo-reviewer"),
+    ]
+    assert {tuple(a["rel"]) for a in meta.select("a.post-author")} == {("author",)}
+    assert " ".join(meta.get_text().split()).startswith(
+        "By Grace Writer, Ada Example and Bo Reviewer · "
+    )
+    one = soup(client.get("/posts/post-number-3")).select_one(".post-meta")
+    assert bylines(one) == [("Ada Example", "/authors/ada-example")]
+
+
+def test_author_pages_list_the_posts_they_co_wrote(client, team):
+    """An author's page, its counter and its pages hold what they wrote first and what
+    they co-wrote, newest first; someone only ever credited second has a page too."""
+    assert card_titles(soup(client.get(GRACE))) == [
+        "Post number 1",
+        "Post number 2",
+        "Post number 8",
+    ]
+    page_2 = soup(client.get(f"{GRACE}?page=2"))
+    assert card_titles(page_2) == ["Post number 9", "Post number 10"]
+    assert counter(page_2) == "Showing 4–5 of 5 posts"
+    assert soup(client.get(GRACE)).select_one("#all-posts-label").get_text().endswith(" · 5")
+    ada = [card_titles(soup(client.get(f"/authors/ada-example?page={n}"))) for n in (1, 2, 3)]
+    assert ada == [
+        ["Post number 1", "Post number 2", "Post number 3"],
+        ["Post number 4", "Post number 5", "Post number 6"],
+        ["Post number 7", "Post number 8"],
+    ]
+    bo = soup(client.get("/authors/bo-reviewer"))
+    assert card_titles(bo) == ["Post number 8"] and counter(bo) == "Showing 1 of 1 post"
+    assert client.get(f"{GRACE}?page=3").status_code == 404
+    more = soup(client.get(f"{GRACE}?page=2", headers=HTMX_MORE))
+    assert [a.get_text() for a in more.select(".card-title a")] == [
+        "Post number 9",
+        "Post number 10",
+    ]
+
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+DC = "{http://purl.org/dc/elements/1.1/}"
+
+
+@pytest.mark.parametrize("kind", ["atom", "rss"])
+def test_author_feeds_hold_co_written_posts_and_name_every_author(client, team, kind):
+    """A co-author's feed holds the posts they co-wrote; each entry names every author, in
+    order (Atom's authors, RSS's Dublin Core creators)."""
+    body = client.get(f"{GRACE}/feed.{kind}").get_data()
+    feed = feedparser.parse(body)
+    assert not feed.bozo, feed.bozo_exception
+    assert [entry.title for entry in feed.entries] == [
+        "Post number 1",
+        "Post number 2",
+        "Post number 8",
+        "Post number 9",
+        "Post number 10",
+    ]
+    root = etree.fromstring(body)
+    if kind == "atom":
+        [eighth] = [e for e in root.iter(f"{ATOM}entry") if "8" in e.findtext(f"{ATOM}title")]
+        names = [author.findtext(f"{ATOM}name") for author in eighth.iter(f"{ATOM}author")]
+    else:
+        [eighth] = [item for item in root.iter("item") if "8" in item.findtext("title")]
+        names = [creator.text for creator in eighth.iter(f"{DC}creator")]
+    assert names == ["Grace Writer", "Ada Example", "Bo Reviewer"]
+    bo = feedparser.parse(client.get(f"/authors/bo-reviewer/feed.{kind}").get_data())
+    assert [entry.title for entry in bo.entries] == ["Post number 8"]
+
+
+def test_json_ld_lists_every_author(client, team):
+    """The post's BlogPosting and the listing's postings credit every author, in order."""
+    data = structured(soup(client.get("/posts/post-number-8")))
+    assert data["author"] == [
+        {"@type": "Person", "name": name, "url": f"{SITE}/authors/{slug}"}
+        for name, slug in [
+            ("Grace Writer", "grace-writer"),
+            ("Ada Example", "ada-example"),
+            ("Bo Reviewer", "bo-reviewer"),
+        ]
+    ]
+    listed = structured(soup(client.get(GRACE)))["hasPart"]
+    assert [[person["name"] for person in post["author"]] for post in listed] == [
+        ["Ada Example", "Grace Writer"],
+        ["Ada Example", "Grace Writer"],
+        ["Grace Writer", "Ada Example", "Bo Reviewer"],
+    ]
+
+
+def test_post_page_tells_about_each_author_with_a_bio(app, client, team):
+    """One "About the author" block per author with a bio, in the byline's order."""
+    profile(app, "Bo Reviewer", bio="Reads everything twice.")
+    about = soup(client.get("/posts/post-number-8")).select("article .about-author")
+    assert [block.select_one(".about-author-name a").get_text() for block in about] == [
+        "Grace Writer",
+        "Bo Reviewer",
+    ]
+    labels = [block["aria-labelledby"] for block in about]
+    assert len(set(labels)) == 2
+    page = soup(client.get("/posts/post-number-8"))
+    assert [page.select_one(f"#{label}").name for label in labels] == ["h2", "h2"]
+
+
+def test_sitemap_lists_authors_credited_only_as_co_authors(client, team):
+    """Bo wrote nothing first; his page is in the sitemap all the same."""
+    sitemap = client.get("/sitemap.xml").get_data(as_text=True)
+    assert f"{SITE}/authors/bo-reviewer</loc>" in sitemap
+
+
+def test_search_results_name_every_author(client, team):
+    """Search results are cards: they name every author too."""
+    cards = [
+        card
+        for number in (1, 2, 3, 4)  # ten results, three a page
+        for card in soup(client.get(f"/search?q=number&page={number}")).select(".card")
+    ]
+    [eighth] = [card for card in cards if "Post number 8" in card.text]
+    assert [name for name, _ in bylines(eighth)] == ["Grace Writer", "Ada Example", "Bo Reviewer"]
+
+
+def test_names_with_commas_and_and_are_one_author_each(app, client, writers):
+    """A name may hold commas and "and": it stays one link, one page, one Person."""
+    credit(app, "post-number-8", "Smith, Jones and Co", "Ada Example")
+    card = soup(client.get("/authors/smith-jones-and-co"))
+    assert card_titles(card) == ["Post number 8"]
+    meta = soup(client.get("/posts/post-number-8")).select_one(".post-meta")
+    assert bylines(meta) == [
+        ("Smith, Jones and Co", "/authors/smith-jones-and-co"),
+        ("Ada Example", "/authors/ada-example"),
+    ]
+    data = structured(soup(client.get("/posts/post-number-8")))
+    assert [person["name"] for person in data["author"]] == ["Smith, Jones and Co", "Ada Example"]
+
+
+def test_fifty_authors_cost_the_listing_no_statement_more(app, client, writers):
+    """Every author of a page's cards comes in the cards' own statement: a post with fifty
+    authors shows fifty links for the listing's usual count of statements."""
+    app.config["PAGE_CACHE"] = False
+    try:
+        urls = ("/", "/authors/ada-example", "/authors/author-49", "/topics/databases")
+        before = {}
+        for url in urls[:2] + urls[3:]:
+            with count_queries(app) as statements:
+                assert client.get(url).status_code == 200
+            before[url] = len(statements)
+        names = ["Ada Example"] + [f"Author {n}" for n in range(1, 50)]
+        credit(app, "post-number-1", *names)
+        for url in urls:
+            with count_queries(app) as statements:
+                page = soup(client.get(url))
+            assert len(statements) == before.get(url, before["/authors/ada-example"]), url
+            [card] = [
+                c for c in page.select(".card") if "Post number 1" in c.select_one("h3, h2").text
+            ]
+            assert [name for name, _ in bylines(card)] == names, url
+    finally:
+        app.config["PAGE_CACHE"] = True
+    text = " ".join(card.select_one(".card-meta").get_text().split())
+    assert (
+        text.startswith("Ada Example, Author 1, Author 2, ") and "Author 48 and Author 49 ·" in text
+    )

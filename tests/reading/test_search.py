@@ -14,7 +14,7 @@ from alembic.migration import MigrationContext
 from bs4 import BeautifulSoup
 from markupsafe import Markup
 
-from blog import create_app
+from blog import create_app, fulltext
 from blog.authoring import store
 from blog.extensions import db
 from blog.models import DRAFT, PUBLISHED, Post, Topic, utcnow
@@ -97,7 +97,7 @@ def test_parse_query_makes_literal_terms(text, expected):
 def test_fts5_query_quotes_every_term():
     """No operator, column filter or bracket in the reader's text survives into MATCH syntax."""
     terms = search.parse_query('title:x NEAR(a b) "kv cache" we"ird')
-    assert search._fts5_match(terms) == (
+    assert fulltext.fts5_match(terms) == (
         '"title:x" AND "NEAR(a" AND "b)" AND "kv cache" AND "we" AND "ird" *'
     )
 
@@ -119,11 +119,11 @@ def test_clean_query_drops_control_characters_and_cuts_at_200(raw, expected, cut
 
 def test_highlighted_escapes_text_and_balances_marks():
     """Markers become <mark> tags only after escaping; stray markers never unbalance them."""
-    o, c = search.MARK_OPEN, search.MARK_CLOSE
-    assert search.highlighted(f"a {o}<b>{c} & {o}x") == Markup(
+    o, c = fulltext.MARK_OPEN, fulltext.MARK_CLOSE
+    assert fulltext.highlighted(f"a {o}<b>{c} & {o}x") == Markup(
         "a <mark>&lt;b&gt;</mark> &amp; <mark>x</mark>"
     )
-    assert search.highlighted(f"{c}{c}y{o}{o}z{c}") == Markup("y<mark>z</mark>")
+    assert fulltext.highlighted(f"{c}{c}y{o}{o}z{c}") == Markup("y<mark>z</mark>")
 
 
 # --- The index follows every write ---------------------------------------------------------
@@ -746,3 +746,21 @@ def test_downgrade_removes_the_index_and_upgrade_indexes_existing_posts(fresh_da
         ]
         db.session.remove()
         db.engine.dispose()
+
+
+def test_snippets_quote_the_rendered_text_not_the_markdown(client, posts):
+    """Code spans, emphasis, links and headings read as a reader sees them, matches marked."""
+    posts.create(
+        1,
+        title="Joins",
+        body="## Reading *orders*\n\nWe join the `orders` table to "
+        "[the **ledger**](https://example.com/x) and count 5 &lt; 6 rows.",
+    )
+    snippet = soup(client.get("/search", query_string={"q": "orders ledger"})).select_one(
+        ".search-snippet"
+    )
+    text = " ".join(snippet.get_text().split())
+    assert "`" not in text and "*" not in text and "](" not in text and "##" not in text
+    assert "¶" not in text
+    assert "We join the orders table to the ledger and count 5 < 6 rows." in text
+    assert {m.get_text() for m in snippet.select("mark")} == {"orders", "ledger"}

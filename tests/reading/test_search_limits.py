@@ -11,6 +11,7 @@ from bs4 import BeautifulSoup
 from flask import template_rendered
 from jinja2_fragments.flask import template_block_rendered
 
+from blog import fulltext
 from blog.models import utcnow
 from blog.reading import search
 from blog.web import pagecache
@@ -86,7 +87,7 @@ def test_repeated_words_go_and_at_most_eight_are_searched(text, kept, left_out):
     query = search.limit_terms(search.parse_query(search.clean_query(text)[0]))
     assert [(term.text, term.prefix) for term in query.terms] == kept
     assert list(query.left_out) == left_out
-    assert sum(len(term.words) for term in query.terms) <= search.MAX_WORDS
+    assert sum(len(term.words) for term in query.terms) <= fulltext.MAX_WORDS
 
 
 def test_the_page_says_which_words_were_not_searched(client, posts):
@@ -140,7 +141,7 @@ def test_a_repeated_common_word_over_a_200000_character_post_answers_fast(
     posts.create(11, body=the_and_more(3_000))
     [long] = posts.create(1, title="The long one", body=the_and_more(200_000))
     for word, marked in (("the", "The"), ("cache", "cache")):
-        query = " ".join([word] * (search.MAX_QUERY_LENGTH // (len(word) + 1)))
+        query = " ".join([word] * (fulltext.MAX_QUERY_LENGTH // (len(word) + 1)))
         for headers in ({}, HTMX_MAIN):
             started = time.perf_counter()
             response = client.get("/search", query_string={"q": query}, headers=headers)
@@ -234,10 +235,15 @@ def test_postgresql_walks_back_and_looks_up_through_the_gin_index(app, posts, in
     posts.create(3, body="Latency.")
     with app.app_context():
         query = search.limit_terms(search.parse_query("latency"))
-        form = (search._shape(query.terms), search._shape(query.words), False, in_topic)
+        form = (
+            fulltext.prefix_shape(query.terms),
+            fulltext.prefix_shape(query.words),
+            False,
+            in_topic,
+        )
         values = search._values(topic_id=1, need=5, last=2_147_483_647, walk=300)
-        values |= search._tsquery_values(query.terms, "term")
-        values |= search._tsquery_values(query.words, "word", in_a_row=False)
+        values |= fulltext.tsquery_values(query.terms, "term")
+        values |= fulltext.tsquery_values(query.words, "word", in_a_row=False)
         values |= {"title": "'latency':*A", "summary": "'latency':*B"}
         walk = generic_plan(search._postgresql_walk(*form), values)
         index = generic_plan(search._postgresql_index(*form), values)

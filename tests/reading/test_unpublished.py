@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from blog.authoring.store import SCHEDULED
+from blog.catalog import SCHEDULED
 from blog.models import DRAFT, PUBLISHED, utcnow
 from tests.authoring.test_auth import editor_client
 from tests.authoring.test_editor import create, save
@@ -18,7 +18,10 @@ def test_an_old_address_leads_only_to_a_live_post(app, editor_client, client):
     post_id = create(editor_client, status=PUBLISHED, title="Public name")
     assert save(editor_client, post_id, slug="new-name").status_code == 303
     assert client.get("/posts/public-name").headers["Location"] == "/posts/new-name"
-    assert save(editor_client, post_id, action="unpublish", slug="secret-name").status_code == 303
+    assert (
+        save(editor_client, post_id, action="confirm-unpublish", slug="secret-name").status_code
+        == 303
+    )
     assert client.get("/posts/public-name").status_code == 404
     later = (utcnow() + timedelta(days=3)).strftime("%Y-%m-%dT%H:%M")
     assert save(editor_client, post_id, status=SCHEDULED, published_at=later).status_code == 303

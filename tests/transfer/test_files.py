@@ -17,13 +17,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blog.authoring import images, store
+from blog.authoring import store
 from blog.extensions import db
-from blog.models import Author, Image, Post, SlugRedirect, Topic
+from blog.media import images
+from blog.models import DRAFT, Author, Image, Post, SlugRedirect, Topic
 from blog.transfer import files as transfer
 from blog.transfer import frontmatter
 from blog.transfer.frontmatter import Entry, canonical_body, read_post, write_post
 from tests.conftest import count_queries
+from tests.markup.test_pipeline import ENGINEERING_BODY
 
 DATA = Path(__file__).parents[1] / "data" / "transfer"
 EXAMPLE_IMAGE = DATA / "images" / "vacuum-gauge.png"
@@ -107,7 +109,7 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 def test_example_file_imports_every_field(app, runner, client):
-    """The README's example file sets every field, its image included."""
+    """The example file of docs/import-export.md sets every field, its image included."""
     result = run(runner, "import", str(DATA / "example.md"))
     assert result.exit_code == 0, result.output
     assert result.output == "created 1, updated 0, unchanged 0\n"
@@ -404,7 +406,7 @@ def test_problems_across_files_are_all_reported(runner):
         f"{folder / 'bad-fields.md'}:3: `date` must be an ISO 8601 date or date-time such as"
         " 2024-01-02 or 2024-01-02T10:20:00Z, not `last tuesday`",
         f"{folder / 'bad-fields.md'}:5: unknown field `layout` (known: title, slug, id,"
-        " redirect_from, date, updated, draft, author, topics, summary, featured, editors_pick,"
+        " redirect_from, date, updated, draft, authors, topics, summary, featured, editors_pick,"
         " image, image_alt, illustration, meta_description, social_image; or pass"
         " --ignore-field layout to skip it)",
         f"{folder / 'bad-fields.md'}:6: `featured` must be true or false, not `maybe`",
@@ -559,6 +561,7 @@ def _varied_posts(app) -> None:
             dict(title="Plain: with a colon", author=ada, topics=topics[:1],
                  published_at=datetime(2024, 1, 2, 3, 4, 5, 678901), image_alt="A blue square"),
             dict(title="yes", slug="yes", author=mia, topics=topics[::-1], summary="null",
+                 coauthors=[ada, store.author_named("Smith, Jones and Co")],
                  published_at=datetime(2023, 6, 1), updated_at=datetime(2023, 7, 1, 12, 30),
                  featured=True, editors_pick=True, body="  indented first line\n\n\ttab\n",
                  image_alt="Coloured noise"),
@@ -643,6 +646,67 @@ def test_export_file_format(app, runner, tmp_path):
     draft = (tmp_path / "draft-undated.md").read_text()
     assert "\ndraft: true\n" in draft and "\ndate:" not in draft
     assert "summary: |-\n  Line one\n  line two:\n    - not a list\n" in draft
+
+
+def test_co_authors_travel_as_a_list_of_authors(app, runner, tmp_path):
+    """Several authors are written `authors:`, a YAML list in order (a name may hold commas
+    and "and"); one is written `author:` as before."""
+    _varied_posts(app)
+    run(runner, "export", str(tmp_path))
+    assert (
+        "\nauthors:\n- Mia “Ops” Example\n- Ada Example\n- Smith, Jones and Co\ntopics:\n"
+        in (tmp_path / "yes.md").read_text()
+    )
+    assert "\nauthor: Ada Example\ntopics:\n" in (tmp_path / "plain-with-a-colon.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("header", "credited"),
+    [
+        ("author: Ada Example", ["Ada Example"]),
+        ("author: Smith, Jones and Co", ["Smith, Jones and Co"]),
+        ("authors: [Bo Writer, Ada Example]", ["Bo Writer", "Ada Example"]),
+        ("authors: Bo Writer, Ada Example", ["Bo Writer", "Ada Example"]),
+        ("author: [Bo Writer, Ada Example]", ["Bo Writer", "Ada Example"]),
+        ("authors:\n- Ada Example\n- ada  EXAMPLE\n- Bo Writer", ["Ada Example", "Bo Writer"]),
+        ("authors: ['Smith, Jones and Co', Ada Example]", ["Smith, Jones and Co", "Ada Example"]),
+        ("Authors: [Cy Third]", ["Cy Third"]),
+    ],
+)
+def test_a_file_credits_its_authors_in_order(app, runner, tmp_path, header, credited):
+    """`author:` is one name, commas and all; `authors:` (or a list under `author:`) names
+    several in order; a name given twice credits one author, at its first place."""
+    (tmp_path / "team.md").write_text(
+        f"---\ntitle: Team\ndate: 2024-01-01\ntopics: [Ops]\n{header}\n---\n\nBody.\n",
+        encoding="utf-8",
+    )
+    result = run(runner, "import", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        post = post_named("team")
+        assert [author.name for author in post.authors] == credited
+        assert post.author.name == credited[0]
+    again = run(runner, "import", str(tmp_path))
+    assert again.output == "created 0, updated 0, unchanged 1\n"
+
+
+def test_reimporting_new_co_authors_updates_the_post(app, runner, posts, tmp_path):
+    """A file that adds, reorders or drops authors updates the post's credits."""
+    (slug,) = posts.create(1, title="Shared")
+    run(runner, "export", str(tmp_path))
+    path = tmp_path / f"{slug}.md"
+    for header, credited in [
+        ("authors: [Bo Writer, Ada Example]", ["Bo Writer", "Ada Example"]),
+        ("authors: [Ada Example, Cy Third, Bo Writer]", ["Ada Example", "Cy Third", "Bo Writer"]),
+        ("author: Cy Third", ["Cy Third"]),
+    ]:
+        text = path.read_text(encoding="utf-8")
+        start = text.index("\nauthor")
+        end = text.index("\ntopics:")
+        path.write_text(text[:start] + "\n" + header + text[end:], encoding="utf-8")
+        assert run(runner, "import", str(tmp_path)).output == "created 0, updated 1, unchanged 0\n"
+        with app.app_context():
+            assert [author.name for author in post_named(slug).authors] == credited
 
 
 def test_import_export_import_keeps_jpeg_images(app, runner, tmp_path):
@@ -1061,7 +1125,10 @@ PROBLEMS = [
     ("---\ntitle: A\ndate: 2024-01-01\ntags: [[x]]\n---\n", 4, "`tags` must list names"),
     ("---\ntitle: A\ndate: 2024-01-01\ntopics: ['']\n---\n", 4, "`topics` lists an empty name"),
     ("---\ntitle: A\ndate: 2024-01-01\ntopics: [" + "t" * 81 + "]\n---\n", 4, "than 80 char"),
-    ("---\ntitle: A\ndate: 2024-01-01\nauthors: [Ada, Bo]\n---\n", 4, "one author; `authors`"),
+    ("---\ntitle: A\ndate: 2024-01-01\nauthors: [Ada, '']\n---\n", 4, "`authors` lists an empty"),
+    ("---\ntitle: A\ndate: 2024-01-01\nauthors: [[Ada]]\n---\n", 4, "`authors` must list names"),
+    ("---\ntitle: A\ndate: 2024-01-01\nauthors: [" + "a, " * 51 + "]\n---\n", 4, "at most 50 au"),
+    ("---\ntitle: A\nauthor: Ada\nauthors: [Bo]\ndate: 2024-01-01\n---\n", 4, "both set `author"),
     ("---\ntitle: A\ndate: 2024-01-01\nauthor: " + "a" * 121 + "\n---\n", 4, "than 120 char"),
     ("---\ntitle: A\ndate: 2024-01-01\nfeatured: maybe\n---\n", 4, "`featured` must be true or"),
     ("---\ntitle: A\ndate: 2024-01-01\neditors_pick: 2\n---\n", 4, "`editors_pick` must be tru"),
@@ -1228,6 +1295,7 @@ _WHEN = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1,
         slug=_SLUG,
         uid=st.none() | st.uuids(),
         author=_NAME,
+        authors=st.lists(_NAME, max_size=4),
         topics=st.lists(_NAME, min_size=1, max_size=3),
         summary=_TEXT.map(lambda value: store.clean_text(value).strip()),
         published_at=_WHEN,
@@ -1248,3 +1316,67 @@ def test_any_entry_survives_writing_and_reading(entry):
     assert parsed.problems == []
     assert parsed.entry == entry
     assert write_post(parsed.entry).encode() == data
+
+
+def test_engineering_elements_round_trip_unchanged(app, runner, tmp_path):
+    """Formulas, diagrams, callouts, figures, code options, tasks, keys and abbreviations:
+    the exported file holds the Markdown exactly as typed, and importing it into an empty
+    database gives the same body and the same rendered page. (A body's final line break is
+    the file format's own, so the body here has none.)"""
+    with app.app_context():
+        post = store.new_post(
+            title="Every element", author=store.author_named("Ada Example"),
+            topics=[store.topic_named("Databases")], body=ENGINEERING_BODY.rstrip("\n"),
+            published_at=datetime(2025, 5, 1),
+        )  # fmt: skip
+        db.session.commit()
+        before = (post.body_markdown, post.body_html)
+    assert "<svg" in before[1] and "<math" in before[1]
+    assert run(runner, "export", str(tmp_path / "first")).exit_code == 0
+    written = read_post((tmp_path / "first" / "every-element.md").read_bytes(), "x").entry
+    assert written.body == before[0] == ENGINEERING_BODY.rstrip("\n")
+    empty_database(app)
+    assert run(runner, "import", str(tmp_path / "first")).output == (
+        "created 1, updated 0, unchanged 0\n"
+    )
+    with app.app_context():
+        again = db.session.scalar(sa.select(Post))
+        assert (again.body_markdown, again.body_html) == before
+    assert run(runner, "export", str(tmp_path / "second")).exit_code == 0
+    assert tree(tmp_path / "second") == tree(tmp_path / "first")
+
+
+def test_a_draft_without_topics_travels_through_export_and_import(app, runner, posts, tmp_path):
+    """A draft with no topic yet is written with `topics: []` and imports back as a draft
+    with none (no primary topic), unchanged on a second import; `--topic` still files it,
+    and a published post without topics is still refused."""
+    with app.app_context():
+        post = store.new_post(
+            title="Topicless draft",
+            body="Only a start.",
+            author=store.author_named("Ada"),
+            topics=[],
+        )
+        db.session.commit()
+        assert post.status == DRAFT and post.primary_topic_id is None
+    assert run(runner, "export", str(tmp_path / "out")).exit_code == 0
+    written = (tmp_path / "out" / "topicless-draft.md").read_text()
+    assert "\ndraft: true\n" in written and "\ntopics: []\n" in written
+    empty_database(app)
+    imported = run(runner, "import", str(tmp_path / "out"))
+    assert imported.output == "created 1, updated 0, unchanged 0\n", imported.output
+    with app.app_context():
+        again = post_named("topicless-draft")
+        assert (again.status, again.topics, again.primary_topic_id) == (DRAFT, [], None)
+    assert run(runner, "import", str(tmp_path / "out")).output == (
+        "created 0, updated 0, unchanged 1\n"
+    )
+    assert run(runner, "import", "--topic", "Notes", str(tmp_path / "out")).exit_code == 0
+    with app.app_context():
+        assert [topic.name for topic in post_named("topicless-draft").topics] == ["Notes"]
+
+    live = tmp_path / "live"
+    live.mkdir()
+    (live / "live.md").write_text("---\ntitle: Live\ndate: 2024-01-01\ntopics: []\n---\nText\n")
+    refused = run(runner, "import", str(live))
+    assert refused.exit_code == 1 and "no topics: add `topics:`" in refused.stderr

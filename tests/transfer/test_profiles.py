@@ -9,8 +9,9 @@ import pytest
 import sqlalchemy as sa
 import yaml
 
-from blog.authoring import images, store
+from blog.authoring import store
 from blog.extensions import db
+from blog.media import images
 from blog.models import Author, Topic
 from blog.transfer import frontmatter
 from blog.transfer.profiles import BIO_MAX, FILE_MAX

@@ -34,21 +34,41 @@ ID_ROUTES = [
         for method, action in [
             ("GET", ""),
             ("POST", "/rename"),
+            ("GET", "/merge"),
             ("POST", "/merge"),
             ("POST", "/delete"),
         ]
     ),
     ("POST", "/editor/topics/{0}/describe"),
     ("POST", "/editor/authors/{0}/profile"),
+    ("POST", "/editor/posts/{0}/send-back"),
+    ("POST", "/editor/posts/{0}/presence"),
+    ("GET", "/editor/posts/{0}/old-addresses"),
+    ("POST", "/editor/posts/{0}/old-addresses/{0}/remove"),
+    ("GET", "/editor/posts/{0}/links"),
+    ("POST", "/editor/posts/{0}/links/new"),
+    ("POST", "/editor/posts/{0}/links/{0}/revoke"),
+    *(
+        ("POST", f"/editor/accounts/{{0}}/{action}")
+        for action in ("role", "disable", "enable", "reset")
+    ),
+    ("POST", "/editor/accounts/invites/{0}/revoke"),
 ]
 
 
 def rule_of(route: str) -> str:
-    """The route as its URL rule spells it: the post's id first, then a revision's; a topic's
-    or author's id."""
+    """The route as its URL rule spells it: the post's id first, then a revision's, a
+    draft link's or an old address's; a topic's, author's, account's or invitation's id."""
     if route.startswith(("/editor/topics/", "/editor/authors/")):
         return route.replace("{0}", "<id:row_id>")
-    return route.replace("{0}", "<id:post_id>", 1).replace("{0}", "<id:revision_id>")
+    if route.startswith("/editor/accounts/invites/"):
+        return route.replace("{0}", "<id:link_id>")
+    if route.startswith("/editor/accounts/"):
+        return route.replace("{0}", "<id:editor_id>")
+    second = "<id:link_id>" if "/links/" in route else "<id:revision_id>"
+    if "/old-addresses/" in route:
+        second = "<id:address_id>"
+    return route.replace("{0}", "<id:post_id>", 1).replace("{0}", second)
 
 
 BAD_IDS = [
@@ -136,6 +156,10 @@ SPELLINGS = {
 }
 
 
+# One store: another spelling of a stored id is refused by the converter, before any lookup
+# (were it let through, both stores would find the same post). Ids the column cannot hold,
+# and stored ids found, run on both stores.
+@pytest.mark.one_store
 @pytest.mark.parametrize(("method", "route"), ID_ROUTES)
 def test_other_spellings_of_a_stored_id_are_404(editor_client, method, route):
     """A post's id has one address: other spellings of the same number find nothing (and

@@ -35,7 +35,20 @@ def test_trusted_hosts_come_from_site_url(site_app):
     assert trusted_hosts({**config, "TESTING": True}, debug=False) is None
 
 
-@pytest.mark.parametrize("path", ["/", "/editor", "//posts//x", "/static//css/site.css", "/login"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/editor",
+        "//posts//x",
+        "/static//css/site.css",
+        "/login",
+        "/editor/accounts",
+        "/drafts/" + "a" * 43,
+        "/account/invite/" + "a" * 43,
+        "/account/reset/" + "a" * 43,
+    ],
+)
 def test_another_host_gets_a_400_page_and_no_address_built_on_it(site_app, path):
     """Redirects (trailing slash, doubled slashes) and pages never name the other host."""
     client = site_app.test_client()

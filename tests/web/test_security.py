@@ -18,6 +18,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import PIL.Image
 import pytest
@@ -30,8 +31,8 @@ from blog.extensions import db
 from blog.models import Image, Post, Topic
 from tests.authoring.test_auth import CHEAP_METHOD, PASSWORD, log_in_as, make_editor, page
 from tests.authoring.test_editor import HX_EDITOR, create, new_post_form
-from tests.authoring.test_images import noise_png, picture_bytes
 from tests.conftest import REDIS_URL
+from tests.media.test_images import noise_png, picture_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,7 +69,7 @@ def site(app: Flask, posts) -> dict[str, str]:
     """A post with an uploaded image, and the addresses worth asking for."""
     (slug,) = posts.create(1, topics=("Databases",))
     with app.test_request_context():
-        from blog.authoring.images import image_url, store_image
+        from blog.media.images import image_url, store_image
 
         image = store_image(picture_bytes("PNG"))
         db.session.commit()
@@ -395,7 +396,7 @@ def test_an_expired_token_on_an_htmx_save_keeps_the_text_and_explains(app, write
         assert (post.title, post.body_markdown) == ("Written over lunch", "A long paragraph.")
 
 
-def form_of(response) -> dict[str, str]:
+def form_of(response) -> dict[str, Any]:
     """What the editor form on a page would send, read as a browser reads it."""
     soup = page(response)
     data = {}
@@ -408,9 +409,15 @@ def form_of(response) -> dict[str, str]:
         ):
             continue
         if element.name == "textarea":
-            data[name] = element.text.removeprefix("\r\n").removeprefix("\n")
+            value = element.text.removeprefix("\r\n").removeprefix("\n")
         else:
-            data[name] = element.get("value", "y" if kind == "checkbox" else "")
+            value = element.get("value", "y" if kind == "checkbox" else "")
+        # Fields that repeat (one box per author) send every value, as a browser does.
+        if name in data:
+            before = data[name]
+            data[name] = [*before, value] if isinstance(before, list) else [before, value]
+        else:
+            data[name] = value
     return data
 
 

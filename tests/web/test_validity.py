@@ -14,17 +14,17 @@ from bs4 import BeautifulSoup
 from flask import Flask
 from flask.testing import FlaskClient
 
-from blog.authoring import store
-from blog.authoring.images import store_image
+from blog.authoring import presence, store
 from blog.extensions import db, limiter
-from blog.models import Author, Post, Topic
+from blog.media.images import store_image
+from blog.models import ADMIN, WRITER, Author, OldAddress, Post, Topic
 from blog.web.errors import error_page
 from tests.authoring.test_auth import csrf_token, log_in_as, make_editor
 from tests.authoring.test_editor import HX_EDITOR, HX_TABLE, create, current_form, save
-from tests.authoring.test_images import picture_bytes
 from tests.authoring.test_revisions import autosave
 from tests.authoring.test_seo_fields import with_social_image
 from tests.conftest import require
+from tests.media.test_images import picture_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 # Validity is the templates' doing, whichever store the page's text came from.
@@ -112,9 +112,8 @@ def body(response, status: int = 200) -> str:
 def revision_ids(client: FlaskClient, post_id: int) -> list[int]:
     """The ids of a post's revisions, newest first, as its history page lists them."""
     soup = BeautifulSoup(body(client.get(f"/editor/posts/{post_id}/revisions")), "lxml")
-    return [
-        int(row["id"].removeprefix("revision-")) for row in soup.select("#revision-list tr[id]")
-    ]
+    listed = soup.select("#revision-list li[id^=revision-]:not(#revision-now)")
+    return [int(row["id"].removeprefix("revision-")) for row in listed]
 
 
 def reader_documents(app: Flask, client: FlaskClient, posts) -> dict[str, str]:
@@ -215,7 +214,14 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
     doomed = create(client, title="A post to delete")
     described = create(client, title="Described", meta_description="For search engines.")
     assert with_social_image(client, described, picture_bytes()).status_code == 303
+    live = create(client, title="Live with draft changes", status="published")
+    assert save(client, live, action="save", body="Changes not yet live.").status_code == 303
     docs = {
+        "editor-pending": body(client.get(f"/editor/posts/{live}")),
+        "editor-update-question": body(save(client, live, action="update")),
+        "editor-typed-preview": body(
+            client.post("/editor/posts/preview", data=current_form(client, live))
+        ),
         "editor-index": body(client.get("/editor/")),
         "editor-index-drafts": body(client.get("/editor/?status=draft")),
         "editor-index-none-scheduled": body(client.get("/editor/?status=scheduled")),
@@ -243,6 +249,9 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
     docs |= taxonomy_documents(app, client)
     stale = current_form(client, post_id)
     assert save(client, post_id, body="Someone else's line.").status_code == 303
+    with app.app_context():  # another editor has the post open: the presence note shows
+        presence.here(post_id, make_editor(app, "other@example.com", name="Other Editor"))
+        db.session.commit()
     fragments = {
         "fragment-editor-table": (client.get("/editor/?status=draft", headers=HX_TABLE), 200),
         "fragment-revision-detail": (
@@ -255,7 +264,11 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
         "fragment-autosave-offer": (offer, 200),
         "fragment-editor-alert": (client.get("/editor/posts/999999", headers=HX_EDITOR), 404),
         "fragment-editor-conflict": (
-            client.post(f"/editor/posts/{post_id}", data=stale, headers=HX_EDITOR),
+            client.post(
+                f"/editor/posts/{post_id}",
+                data=stale | {"body": "A line of this editor's."},
+                headers=HX_EDITOR,
+            ),
             409,
         ),
         "fragment-editor-preview": (
@@ -286,6 +299,13 @@ def editor_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
             client.get("/editor/slug?title=Shared+post", headers=htmx("slug-hint")),
             200,
         ),
+        "fragment-presence": (
+            client.post(
+                f"/editor/posts/{post_id}/presence",
+                headers=htmx("presence") | {"X-CSRFToken": csrf_token(client, "/editor/")},
+            ),
+            200,
+        ),
     }
     docs |= {name: shell(body(response, status)) for name, (response, status) in fragments.items()}
     return docs
@@ -300,6 +320,7 @@ def taxonomy_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
         db.session.get_one(Topic, topic_id).description = "Storage & queries."
         db.session.add(Topic(name="Unused", slug="unused", position=9))
         db.session.commit()
+        unused = db.session.scalar(sa.select(Topic.id).where(Topic.slug == "unused"))
     token = csrf_token(client, "/editor/topics")
     refused = client.post(
         f"/editor/topics/{topic_id}/rename",
@@ -322,6 +343,39 @@ def taxonomy_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
         "editor-authors": body(client.get("/editor/authors")),
         "editor-author": body(client.get(f"/editor/authors/{author_id}")),
         "editor-new-names": body(asked, 422),
+        "editor-merge-question": body(
+            client.get(f"/editor/topics/{topic_id}/merge", query_string={"into": unused})
+        ),
+    }
+
+
+def account_and_link_documents(app: Flask, client: FlaskClient) -> dict[str, str]:
+    """An admin's accounts page (an invitation just made, one refused), a draft's links (one
+    just made, then listed) and a moved post's old addresses: pages with a form per row."""
+    log_in_as(client, make_editor(app, "admin@example.com", name="Ada Admin", role=ADMIN))
+    make_editor(app, "writer@example.com", name="Wren Writer", role=WRITER)
+    token = csrf_token(client, "/editor/accounts")
+    invited = client.post(
+        "/editor/accounts/invite",
+        data={"csrf_token": token, "email": "new@example.com", "role": WRITER},
+    )
+    refused = client.post(
+        "/editor/accounts/invite", data={"csrf_token": token, "email": "nope", "role": WRITER}
+    )
+    draft = create(client, title="Linked draft")
+    made = client.post(f"/editor/posts/{draft}/links/new", data={"csrf_token": token})
+    moved = create(client, title="Moved in", status="published")
+    with app.app_context():
+        db.session.add_all(
+            OldAddress(path=path, post_id=moved) for path in ("/2019/moved-in", "/old/moved")
+        )
+        db.session.commit()
+    return {
+        "editor-accounts-invited": body(invited, 201),
+        "editor-accounts-refused": body(refused, 422),
+        "editor-draft-link-made": body(made, 201),
+        "editor-draft-links": body(client.get(f"/editor/posts/{draft}/links")),
+        "editor-old-addresses": body(client.get(f"/editor/posts/{moved}/old-addresses")),
     }
 
 
@@ -357,6 +411,7 @@ def test_every_page_and_fragment_passes_the_nu_html_checker(app, client, posts, 
     require(VNU_JAR.is_file(), f"the Nu HTML checker is missing at {VNU_JAR}: run `make setup`")
     docs = reader_documents(app, client, posts)
     docs |= editor_documents(app, app.test_client())
+    docs |= account_and_link_documents(app, app.test_client())
     files = []
     for name, html in docs.items():
         path = tmp_path / f"{name}.html"
