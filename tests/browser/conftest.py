@@ -256,11 +256,13 @@ def browser() -> Iterator[Browser]:
 
 
 # What the editor asks in the background as it opens, and a test that leaves at once cancels,
-# as a writer who leaves would: the browser's copy of unsaved text (GET) and the presence
-# heartbeat (POST, on load and every 20 s), which stores nothing but "open since".
+# as a writer who leaves would: the browser's copy of unsaved text (GET), the presence
+# heartbeat (POST, on load and every 20 s), which stores nothing but "open since", and the
+# drawing preview (POST, on load and as the drawing field changes), which stores nothing.
 BACKGROUND_REQUESTS = (
     ("GET", re.compile(r"/editor/posts/\d+/autosave")),
     ("POST", re.compile(r"/editor/posts/\d+/presence")),
+    ("POST", re.compile(r"/editor/drawing")),
 )
 # What htmx logs as errors when it aborts a request that a newer one replaces.
 HTMX_ABORT_LINES = frozenset({"htmx:afterRequest", "htmx:sendAbort"})
