@@ -30,6 +30,7 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     ConsoleMessage,
+    Frame,
     Page,
     Request,
     Response,
@@ -255,15 +256,18 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
-# What the editor asks in the background as it opens, and a test that leaves at once cancels,
-# as a writer who leaves would: the browser's copy of unsaved text (GET), the presence
-# heartbeat (POST, on load and every 20 s), which stores nothing but "open since", and the
-# drawing preview (POST, on load and as the drawing field changes), which stores nothing.
+# What the editor asks in the background, and a test that acts at once cancels, as a writer
+# would: the browser's copy of unsaved text (GET, on load), the presence heartbeat (POST, on
+# load and every 20 s), which stores nothing but "open since", the drawing preview (POST, on
+# load and as the drawing field changes), which stores nothing, and an autosave (POST), which
+# a save starting aborts by design (the save carries the same text).
 BACKGROUND_REQUESTS = (
     ("GET", re.compile(r"/editor/posts/\d+/autosave")),
+    ("POST", re.compile(r"/editor/posts/(\d+|new)/autosave")),
     ("POST", re.compile(r"/editor/posts/\d+/presence")),
     ("POST", re.compile(r"/editor/drawing")),
 )
+
 # What htmx logs as errors when it aborts a request that a newer one replaces.
 HTMX_ABORT_LINES = frozenset({"htmx:afterRequest", "htmx:sendAbort"})
 
@@ -278,6 +282,11 @@ class PageWatch:
     foreign_requests: list[str] = field(default_factory=list)
     allowed_statuses: set[int] = field(default_factory=set)
     superseded_paths: set[str] = field(default_factory=set)
+    # Navigations of each frame so far, what each request saw when it left, and the aborted
+    # ones still to judge (once the test is over, every navigation has happened).
+    navigations: dict[Frame, int] = field(default_factory=dict)
+    sent_at: dict[Request, tuple[Frame, int]] = field(default_factory=dict)
+    aborted: list[Request] = field(default_factory=list)
 
     def expect_status(self, *codes: int) -> None:
         """Accept responses with these error codes (and the console line Chromium logs for them)."""
@@ -303,8 +312,23 @@ class PageWatch:
         """Record uncaught exceptions in the page."""
         self.console_errors.append(f"uncaught: {error}")
 
+    def on_navigated(self, frame: Frame) -> None:
+        """Count a frame's navigations (a new document in it)."""
+        self.navigations[frame] = self.navigations.get(frame, 0) + 1
+
+    def watch_page(self, page: Page) -> None:
+        """Listen to a page of the test, opened by it or as a new tab; closing it is leaving."""
+        page.on("console", self.on_console)
+        page.on("pageerror", self.on_page_error)
+        page.on("framenavigated", self.on_navigated)
+        page.on("close", lambda closed: self.on_navigated(closed.main_frame))
+
     def on_request(self, request: Request) -> None:
-        """Record any request that leaves the app's origin."""
+        """Note which document sent a script's request, and record any request that leaves
+        the app's origin."""
+        if request.resource_type in ("fetch", "xhr"):
+            frame = request.frame
+            self.sent_at[request] = (frame, self.navigations.get(frame, 0))
         url = request.url
         if url.startswith(("data:", "blob:", "about:")):
             return
@@ -316,21 +340,35 @@ class PageWatch:
         """Record requests that never got a response.
 
         A navigation cancels the pictures and scripts the old page was still loading
-        (net::ERR_ABORTED): that is the browser tidying up, not a failure. htmx's own
-        requests count even then.
+        (net::ERR_ABORTED), and whatever its scripts were still asking: that is the browser
+        tidying up, not a failure. A script's request cancelled while its page stays counts,
+        unless htmx replaced it (`expect_superseded`) or it is one of the editor's
+        background requests. Whether its page left is judged at the end of the test.
         """
         aborted = (request.failure or "").startswith("net::ERR_ABORTED")
         if aborted and request.resource_type not in ("fetch", "xhr"):
             return
-        if aborted and urlsplit(request.url).path in self.superseded_paths:
-            return
         path = urlsplit(request.url).path
+        if aborted and path in self.superseded_paths:
+            return
         if aborted and any(
             request.method == method and pattern.fullmatch(path)
             for method, pattern in BACKGROUND_REQUESTS
         ):
             return
+        if aborted and request in self.sent_at:
+            self.aborted.append(request)
+            return
         self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
+
+    def cancelled_in_place(self) -> list[str]:
+        """Scripts' requests aborted while the page that sent them stayed."""
+        stayed = []
+        for request in self.aborted:
+            frame, seen = self.sent_at[request]
+            if self.navigations.get(frame, 0) <= seen:
+                stayed.append(f"{request.method} {request.url}: {request.failure}")
+        return stayed
 
     def on_response(self, response: Response) -> None:
         """Record error responses that the test did not expect."""
@@ -344,6 +382,7 @@ class PageWatch:
         return (
             [f"console error: {line}" for line in self.console_errors]
             + [f"failed request: {line}" for line in self.failed_requests]
+            + [f"failed request: {line}" for line in self.cancelled_in_place()]
             + [f"request to another host: {line}" for line in self.foreign_requests]
         )
 
@@ -352,6 +391,7 @@ class PageWatch:
         self.console_errors.clear()
         self.failed_requests.clear()
         self.foreign_requests.clear()
+        self.aborted.clear()
 
 
 @pytest.fixture
@@ -382,11 +422,9 @@ def open_page(
         context.on("request", page_watch.on_request)
         context.on("requestfailed", page_watch.on_request_failed)
         context.on("response", page_watch.on_response)
+        context.on("page", page_watch.watch_page)
         contexts.append(context)
-        page = context.new_page()
-        page.on("console", page_watch.on_console)
-        page.on("pageerror", page_watch.on_page_error)
-        return page
+        return context.new_page()
 
     yield open_
     for context in contexts:

@@ -140,9 +140,8 @@ def cached_page(browser: Browser, live_server: LiveServer, page_watch: PageWatch
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     context.on("request", page_watch.on_request)
     context.on("response", page_watch.on_response)
+    context.on("page", page_watch.watch_page)
     page = context.new_page()
-    page.on("console", page_watch.on_console)
-    page.on("pageerror", page_watch.on_page_error)
     yield page
     cached.close()
     assert not page_watch.problems(), page_watch.problems()
