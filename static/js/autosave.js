@@ -50,6 +50,8 @@
     if (shown) shown.textContent = "Not autosaved: the server could not be reached.";
   }, true);
 
+  // Input only: every change of a field's value fires it. A text field's `change` comes when
+  // it loses focus, and a save's answer moving focus to the field's replacement fires it on
+  // the old one after the answer said "Saved": it would call saved text unsaved.
   document.addEventListener("input", typed);
-  document.addEventListener("change", typed);
 })();

@@ -129,6 +129,9 @@ def test_bar_autosave_preview_publish_and_draft_changes(
             page.keyboard.press("Control+s")
         banner = page.locator("#pending-banner")
         expect(banner).to_contain_text("Draft changes, not yet live")
+        # The status beside the buttons says the same, after focus went back to the body.
+        expect(page.locator("#body")).to_be_focused()
+        expect(status).to_have_text(re.compile(r"^Draft changes saved \d\d:\d\d .*\(not live\)$"))
         audited(page, "draft changes of a live post", found)
         shoot_bar(page, f"action-bar-draft-changes-{width}", wanted)
         reader = page.context.new_page()
