@@ -162,12 +162,11 @@ def report(done: Added) -> None:
 
 @click.command("export")
 @click.argument("path", type=click.Path(file_okay=False, path_type=Path))
-@click.pass_context
 @with_appcontext
-def export_command(ctx: click.Context, path: Path) -> None:
+def export_command(path: Path) -> None:
     """Write every post, drafts included, as Markdown files with front matter, and their old
     paths from moved sites in addresses.yml."""
-    ctx.invoke(files.export_command, path=path)
+    files.export_files(path)
     count, _ = write_addresses(path)
     if count:
         click.echo(f"{count} old address(es) from moved sites in {path / ADDRESSES_FILE}")

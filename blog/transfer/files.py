@@ -15,7 +15,6 @@ import click
 import sqlalchemy as sa
 import sqlalchemy.orm as so
 from flask import current_app
-from flask.cli import with_appcontext
 
 from blog import markup
 from blog.authoring import store
@@ -874,27 +873,11 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-@click.command("import")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--author",
-    "default_author",
-    metavar="NAME",
-    help="Author of posts that name none (default: the site name).",
-)
-@click.option("--topic", "default_topic", metavar="NAME", help="Topic of posts that list none.")
-@click.option(
-    "--ignore-field",
-    "ignore",
-    multiple=True,
-    metavar="NAME",
-    help="A front-matter field to skip instead of refusing the file (repeatable).",
-)
-@with_appcontext
-def import_command(
+def import_files(
     path: Path, default_author: str | None, default_topic: str | None, ignore: tuple[str, ...]
 ) -> None:
-    """Import a Markdown file, or every one under a folder: all of them, or none."""
+    """Import Fieldnotes' own Markdown files, one or every one under a folder: all of them,
+    or none (`flask posts import`, site_import.py, tells them from other sites' files)."""
     progress = progress_bar.on_terminal()
     author = store.clean_text(default_author).strip() or current_app.config["SITE_NAME"]
     topic = store.clean_text(default_topic).strip() or None
@@ -923,11 +906,9 @@ def import_command(
         )
 
 
-@click.command("export")
-@click.argument("path", type=click.Path(file_okay=False, path_type=Path))
-@with_appcontext
-def export_command(path: Path) -> None:
-    """Write every post, drafts included, as Markdown files with front matter."""
+def export_files(path: Path) -> None:
+    """Write every post, drafts included, as Markdown files with front matter, and say what
+    was written (`flask posts export`, addresses.py, adds the old addresses)."""
     done = export_posts(path)
     parts = [
         f"{_count(done.posts, 'post')} ({_count(done.drafts, 'draft')},"

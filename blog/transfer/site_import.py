@@ -592,10 +592,8 @@ def _report(counts: SiteCounts) -> None:
     metavar="DIR",
     help="A WordPress export: a copy of its wp-content/uploads folder, for the images.",
 )
-@click.pass_context
 @with_appcontext
 def import_command(
-    ctx: click.Context,
     path: Path,
     default_author: str | None,
     default_topic: str | None,
@@ -622,13 +620,7 @@ def import_command(
             raise click.ClickException(
                 f"{len(problems)} problem(s) in {addresses.ADDRESSES_FILE}; nothing was imported."
             )
-        ctx.invoke(
-            files.import_command,
-            path=path,
-            default_author=default_author,
-            default_topic=default_topic,
-            ignore=ignore,
-        )
+        files.import_files(path, default_author, default_topic, ignore)
         if wanted:
             with files._transaction():
                 done = addresses.apply_addresses(wanted)
