@@ -260,6 +260,25 @@ class Fields:
     name_slug: str = ""
 
 
+def _names(
+    reader: _Reader,
+    values: list[tuple[Any, int]],
+    field: str,
+    longest: int,
+    lines: dict[str, int],
+    line_key: str,
+) -> list[str]:
+    """The names of a list field that may be given more than once (`authors` and `author`,
+    `tags` and `categories`), each once, in order; the first line is kept for messages."""
+    names: list[str] = []
+    for value, line in values:
+        lines.setdefault(line_key, line)
+        for name in reader.names(raw(value), line, field, longest) or []:
+            if name not in names:
+                names.append(name)
+    return names
+
+
 def entry_of(
     fields: Fields, body: str, shown: str, body_line: int
 ) -> tuple[Entry | None, list[str], list[Problem]]:
@@ -302,18 +321,8 @@ def entry_of(
     if fields.summary is not None:
         value, lines["summary"] = fields.summary
         summary = reader.text(raw(value), lines["summary"], "summary") or ""
-    authors: list[str] = []
-    for value, line in fields.authors:
-        lines.setdefault("author", line)
-        for name in reader.names(raw(value), line, "authors", AUTHOR_MAX) or []:
-            if name not in authors:
-                authors.append(name)
-    topics: list[str] = []
-    for value, line in fields.topics:
-        lines.setdefault("topics", line)
-        for name in reader.names(raw(value), line, "topics", TOPIC_MAX) or []:
-            if name not in topics:
-                topics.append(name)
+    authors = _names(reader, fields.authors, "authors", AUTHOR_MAX, lines, "author")
+    topics = _names(reader, fields.topics, "topics", TOPIC_MAX, lines, "topics")
     body = canonical_body(SUMMARY_MARKER.sub("", body))
     if reader.problems or title is None:
         return None, [], sorted(reader.problems, key=lambda problem: problem.line)
