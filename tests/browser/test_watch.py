@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import pytest
+from playwright.sync_api import Browser
 
-from tests.browser.conftest import PageWatch
+from tests.browser.conftest import LiveServer, PageWatch
 
 pytestmark = pytest.mark.browser  # runs with the browser pass, whose watch it checks
 
@@ -79,3 +80,33 @@ def test_the_editors_background_requests_and_other_failures():
     watch.on_request_failed(refused)
     watch.on_navigated(cast(Any, frame))
     assert len(watch.problems()) == 1
+
+
+def test_in_chromium_leaving_excuses_a_pending_fetch_and_an_abort_in_place_does_not(
+    browser: Browser, live_server: LiveServer
+):
+    """The same rule on Chromium's own events: a fetch held open when the page navigates
+    away, and a fetch the page itself aborts while it stays."""
+    watch = PageWatch(origin=live_server.url)
+    context = browser.new_context(base_url=live_server.url)
+    try:
+        context.on("request", watch.on_request)
+        context.on("requestfailed", watch.on_request_failed)
+        context.on("page", watch.watch_page)
+        page = context.new_page()
+        page.route("**/held*", lambda route: None)  # never answered
+        page.goto("/")
+        page.evaluate("() => { fetch('/held-1').catch(() => {}); }")
+        page.wait_for_timeout(100)
+        page.goto("/?page=2")
+        assert watch.problems() == []
+        page.evaluate(
+            "() => { const stop = new AbortController();"
+            " fetch('/held-2', {signal: stop.signal}).catch(() => {});"
+            " setTimeout(() => stop.abort(), 50); }"
+        )
+        page.wait_for_timeout(300)
+        problems = watch.problems()
+        assert len(problems) == 1 and "/held-2" in problems[0], problems
+    finally:
+        context.close()
