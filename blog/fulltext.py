@@ -351,6 +351,35 @@ def _tidy(snippet: str) -> str:
     return " ".join(snippet.split())
 
 
+# An excerpt reads at most this far past its first match (SNIPPET_WORDS words from a start a
+# few words before it); a text that goes on this far past the match holds the whole excerpt.
+_EXCERPT_REACH = 700
+# How much of the rendered body past a match found in its markup is read first (in
+# characters of markup, which holds more than its text).
+_MARKUP_REACH = 4_000
+
+
+def body_excerpt(start: str, pattern: re.Pattern[str]) -> Markup | None:
+    """The excerpt of a rendered body from its start (SNIPPET_WINDOW characters, and one
+    more when it goes on), or None when its text holds no match.
+
+    Turning markup into text costs as much as the markup is long, and the first match is
+    usually early: the markup is read as text only up to a little past the first place the
+    words appear in it. The text of a prefix of the markup is a prefix of its text, so
+    the first match found there is the first of all, and the excerpt the same; when the
+    words appear only split by tags (or not at all), the whole window is read.
+    """
+    window, cut = start[:SNIPPET_WINDOW], len(start) > SNIPPET_WINDOW
+    hint = next(_found(pattern, window, _lower(window), 0, len(window)), None)
+    end = hint.end() + _MARKUP_REACH if hint is not None else len(window)
+    if end < len(window):
+        text = rendered_text(window[:end])
+        first = next(_found(pattern, text, _lower(text), 0, len(text)), None)
+        if first is not None and len(text) - first.start() > _EXCERPT_REACH:
+            return excerpt(text, pattern, True)
+    return excerpt(rendered_text(window), pattern, cut)
+
+
 def rendered_text(body_html: str) -> str:
     """What a reader reads of (the start of) a rendered body: its text, without tags or
     Markdown, entities decoded. Excerpts quote this, not the Markdown the editor typed."""

@@ -39,15 +39,14 @@ from blog.fulltext import (
     SNIPPET_WINDOW,
     Query,
     Term,
+    body_excerpt,
     clean_query,
-    excerpt,
     fts5_match,
     limit_terms,
     marker,
     more_notice,
     parse_query,
     prefix_shape,
-    rendered_text,
     tsquery,
     tsquery_lexeme,
     tsquery_values,
@@ -529,8 +528,7 @@ def search_posts(
         card, start = listing.card_from(row), row[-1]
         by_id[card.id] = card
         if start and pattern is not None:
-            text = rendered_text(start[:SNIPPET_WINDOW])
-            snippet = excerpt(text, pattern, len(start) > SNIPPET_WINDOW)
+            snippet = body_excerpt(start, pattern)
             if snippet is not None:
                 snippets[card.id] = snippet
     posts = [by_id[post_id] for post_id in found.ids if post_id in by_id]

@@ -318,7 +318,7 @@ def excerpt_of(body: str, query: str, cut: bool = False) -> str | None:
     terms = search.limit_terms(search.parse_query(query)).terms
     pattern = search.marker(terms)
     assert pattern is not None
-    snippet = search.excerpt(body, pattern, cut)
+    snippet = fulltext.excerpt(body, pattern, cut)
     return None if snippet is None else str(snippet)
 
 
@@ -381,6 +381,32 @@ def test_excerpts_come_from_the_start_of_the_body(client, posts, slow_markdown_a
     }
     assert snippets["Deep"] is None
     assert snippets["Early"].get_text().endswith("…")
+
+
+@pytest.mark.parametrize(
+    "query", ["zeppelin", "lands", '"zeppelin lands"', "plain", "permanent", "para", "p", "em"]
+)
+def test_a_body_excerpt_reads_only_as_much_text_as_it_needs_and_is_the_same(query):
+    """body_excerpt turns markup into text only a little past where the words first appear
+    in it, and gives exactly the excerpt of the whole window's text: a match early or late,
+    words split by tags (a phrase across <em>), words found only in tags or entities, a
+    window that goes on."""
+    filler = "<p>Plain words without it, said <em>plainly</em>.</p>\n" * 120
+    heading = '<h2 id="x">Permanent<a class="headerlink" href="#x">&para;</a></h2>\n'
+    bodies = [
+        f"<p>The zeppelin lands.</p>\n{filler}",
+        f"{filler}{heading}<p>The <em>zeppelin</em> lands.</p>\n{filler}",
+        f"{filler}<p>The zep<em>pelin</em> lands, <em>zeppelin</em> lands.</p>",
+        f'<p class="zeppelin lands">{filler}</p>{heading * 3}',
+        (filler * 5)[: fulltext.SNIPPET_WINDOW + 1],
+    ]
+    pattern = fulltext.marker(search.limit_terms(search.parse_query(query)).terms)
+    assert pattern is not None
+    for body in bodies:
+        window = body[: fulltext.SNIPPET_WINDOW]
+        whole = fulltext.rendered_text(window)
+        expected = fulltext.excerpt(whole, pattern, len(body) > fulltext.SNIPPET_WINDOW)
+        assert fulltext.body_excerpt(body, pattern) == expected, (query, body[:80])
 
 
 # --- Kept in the page cache ---------------------------------------------------------------

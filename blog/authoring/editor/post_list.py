@@ -26,14 +26,13 @@ from blog.extensions import db
 from blog.fulltext import (
     SNIPPET_WINDOW,
     Term,
+    body_excerpt,
     clean_query,
-    excerpt,
     limit_terms,
     marker,
     more_notice,
     notices,
     parse_query,
-    rendered_text,
 )
 from blog.models import (
     DRAFT,
@@ -261,8 +260,7 @@ def excerpts(view: ListView, posts: Sequence[Post]) -> dict[int, Markup]:
     )
     found: dict[int, Markup] = {}
     for post_id, start in rows:
-        text = rendered_text((start or "")[:SNIPPET_WINDOW])
-        cut = excerpt(text, pattern, len(start or "") > SNIPPET_WINDOW)
+        cut = body_excerpt(start or "", pattern)
         if cut is not None:
             found[post_id] = cut
     return found
