@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from blog.extensions import db
-from blog.models import PUBLISHED, PendingChange, PostRevision, utcnow
+from blog.models import PUBLISHED, PendingChange, Post, PostRevision, utcnow
 from blog.web import versions
 from blog.web.templating import site_time
 from tests.authoring.test_editor import (
@@ -125,6 +125,27 @@ def test_draft_changes_are_kept_in_the_history_and_saved_again_in_place(app, edi
     assert "Draft changes (not live)" in editor_client.get(
         f"/editor/posts/{post_id}/revisions"
     ).get_data(as_text=True)
+
+
+def test_saving_draft_changes_says_when_they_were_saved(app, editor_client):
+    """The save's status names the time of the draft changes just saved, not the time the
+    live post was last changed (its row does not move)."""
+    post_id = create(editor_client, status=PUBLISHED, title="Pools", body=LIVE)
+    with app.app_context():
+        db.session.execute(
+            sa.update(Post)
+            .where(Post.id == post_id)
+            .values(modified_at=utcnow() - timedelta(days=2, hours=5))
+        )
+        db.session.commit()
+    answer = save(editor_client, post_id, headers=HX_EDITOR, action="save", body=DRAFTED)
+    change = pending_row(app, post_id)
+    assert change is not None
+    with app.app_context():
+        said = site_time(change.saved_at)
+        old = site_time(stored(app, post_id).modified_at)
+    assert said != old
+    assert page(answer).select_one("#save-status").get_text(strip=True) == f"Saved at {said}."
 
 
 def test_discard_drops_the_draft_changes(app, editor_client):
