@@ -277,3 +277,31 @@ def test_the_unique_identity_settles_a_race_no_lookup_saw(app, editor_client, mo
     assert [(row[1], row[2], row[3]) for row in every_post(app)] == [
         (uid, "Race notes, whole", "All of it.")
     ]
+
+
+@pytest.mark.parametrize("knows_the_post", [True, False], ids=["form-knows-it", "by-identity"])
+def test_a_save_over_another_editors_save_of_an_autosaved_post_merges(
+    app, editor_client, knows_the_post
+):
+    """The first autosave stores the post; another editor opens it and saves a change to one
+    line; the writer's Save, started from the autosaved text, changes another line. The
+    text the autosave stored is the base, so both changes are kept, whether the writer's
+    form had learnt the post's id or finds it by the form's identity."""
+    uid = form_identity(editor_client)
+    lines = ["Line one.", "Line two.", "Line three."]
+    typed = dict(title="Race notes", topics="Databases")
+    first = autosave_new(editor_client, uid=uid, body="\n\n".join(lines), **typed)
+    post_id = int(first.headers["HX-Replace-Url"].rsplit("/", 1)[1])
+    ed = second_editor(app)
+    assert save(ed, post_id, body="\n\n".join(["Line one, by Ed.", *lines[1:]])).status_code == 303
+    mine = "\n\n".join([*lines[:2], "Line three, mine."])
+    if knows_the_post:
+        data = new_post_form(editor_client, uid=uid, action="save", body=mine, **typed)
+        data |= {"post_id": str(post_id), "lock_version": "1"}
+        answer = editor_client.post(f"/editor/posts/{post_id}", data=data)
+    else:
+        answer = save_new(editor_client, uid, body=mine, **typed)
+    assert answer.status_code == 303
+    merged = "\n\n".join(["Line one, by Ed.", "Line two.", "Line three, mine."])
+    assert stored(app, post_id).body_markdown == merged
+    assert len(every_post(app)) == 1
