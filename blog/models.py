@@ -584,6 +584,8 @@ class PendingChange(Model):
     saved_at: so.Mapped[datetime] = so.mapped_column(default=utcnow)
     # True when the last write was an autosave rather than "Save draft".
     autosaved: so.Mapped[bool] = so.mapped_column(default=False)
+    # When the changes replace the live text by themselves (Schedule on a live post), or None.
+    go_live_at: so.Mapped[datetime | None] = so.mapped_column(sa.DateTime)
 
     def __repr__(self) -> str:
         return f"<PendingChange {self.post_id} v{self.version}>"

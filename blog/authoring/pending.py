@@ -10,6 +10,7 @@ caches follow does not move.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 
 import sqlalchemy as sa
 from werkzeug.datastructures import MultiDict
@@ -18,6 +19,7 @@ from blog.authoring.forms import PostForm
 from blog.authoring.store import PostFields
 from blog.extensions import db
 from blog.models import Editor, Image, PendingChange, Post, utcnow
+from blog.web import versions
 from blog.web.templating import in_site_zone
 
 # The form's fields a draft change keeps: what an editor types or picks. The token, the
@@ -64,13 +66,17 @@ def fields_of(
     return kept
 
 
+def form_time(when: datetime | None) -> str:
+    """A stored UTC time as the form's date field shows it (site zone, seconds when any)."""
+    if when is None:
+        return ""
+    local = in_site_zone(when).replace(tzinfo=None)
+    return local.strftime("%Y-%m-%dT%H:%M:%S" if local.second else "%Y-%m-%dT%H:%M")
+
+
 def fields_for(post: Post, chosen: PostFields) -> dict[str, list[str]]:
     """What the editor's form would hold for `chosen` on this post (a restored revision's
     text): the draft change a restore of a published post leaves."""
-    when = ""
-    if chosen.published_at is not None:
-        local = in_site_zone(chosen.published_at).replace(tzinfo=None)
-        when = local.strftime("%Y-%m-%dT%H:%M:%S" if local.second else "%Y-%m-%dT%H:%M")
     kept: dict[str, list[str]] = {
         "title": [chosen.title],
         "slug": [chosen.slug],
@@ -81,7 +87,7 @@ def fields_for(post: Post, chosen: PostFields) -> dict[str, list[str]]:
         "image_alt": [chosen.image_alt or ""],
         "illustration": [chosen.illustration],
         "meta_description": [chosen.meta_description],
-        "published_at": [when],
+        "published_at": [form_time(chosen.published_at)],
         "kept_image": [chosen.image.sha256] if chosen.image is not None else [],
         "kept_social_image": [chosen.social_image.sha256] if chosen.social_image else [],
     }
@@ -107,12 +113,16 @@ def keep(
     *,
     based_on: int,
     autosaved: bool = False,
+    go_live_at: datetime | None = None,
 ) -> PendingChange:
-    """Store the post's draft changes, replacing any before (the caller commits)."""
+    """Store the post's draft changes, replacing any before (the caller commits). With
+    `go_live_at` they are scheduled to replace the live text then; without, any schedule the
+    changes had is cancelled: what goes live by itself is only what was scheduled as it is."""
     change = of(post.id)
     if change is None:
         change = PendingChange(post_id=post.id, version=0)
         db.session.add(change)
+    rescheduled = change.go_live_at != go_live_at
     change.fields = fields
     change.based_on = based_on
     change.version = (change.version or 0) + 1
@@ -120,12 +130,28 @@ def keep(
     change.editor_name = editor.name
     change.saved_at = utcnow()
     change.autosaved = autosaved
+    change.go_live_at = go_live_at
+    if rescheduled:
+        db.session.flush()
+        versions.record_next_publish(db.session)
     return change
+
+
+def unschedule(change: PendingChange) -> None:
+    """Keep the draft changes, no longer scheduled (the caller commits)."""
+    change.go_live_at = None
+    db.session.flush()
+    versions.record_next_publish(db.session)
 
 
 def discard(post_id: int) -> None:
     """Drop the post's draft changes, if any (the caller commits)."""
+    scheduled = db.session.scalar(
+        sa.select(PendingChange.go_live_at).where(PendingChange.post_id == post_id)
+    )
     db.session.execute(sa.delete(PendingChange).where(PendingChange.post_id == post_id))
+    if scheduled is not None:
+        versions.record_next_publish(db.session)
 
 
 def overwrites_another(change: PendingChange | None, sent_version: str, editor: Editor) -> bool:

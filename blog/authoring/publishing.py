@@ -89,6 +89,17 @@ def _body_change(old: str, new: str) -> str:
     return ", ".join(parts)
 
 
+def _changes(post: Post, new: revisions.Text) -> tuple[list[revisions.Change], str]:
+    """What readers of a live post will see change in its text, and in its body."""
+    old = revisions.text_of(post)
+    changes = [
+        change
+        for change in revisions.field_changes(old, new)
+        if change.label not in ("Status", "Publish date")
+    ]
+    return changes, _body_change(old.body, new.body)
+
+
 def question(kind: str, post: Post | None, new: revisions.Text, slug: str) -> Question:
     """What to ask before `kind` saves `new` (the form's text) over `post` (None: new)."""
     state = state_of(post) if post is not None else DRAFT
@@ -115,19 +126,20 @@ def question(kind: str, post: Post | None, new: revisions.Text, slug: str) -> Qu
                 "It stays here as a draft, with the text in this form.",
             ],
         )
+    if kind == SCHEDULE and state == PUBLISHED and post is not None:
+        changes, body = _changes(post, new)
+        points = [
+            f"Readers keep the version on the site now until {when}; then these changes "
+            f"replace it at {_where(post.slug)} by themselves.",
+            "Until then they wait as the post's draft changes, and its first publish date "
+            "stays as it is.",
+        ]
+        return Question(kind, "Schedule these changes?", "Schedule", points, changes, body)
     if kind == SCHEDULE:
         points = [f"It goes live by itself at {when}, at {_where(slug)}."]
-        if state == PUBLISHED:
-            points.append("Until then it leaves the site: readers will not find it.")
         return Question(kind, "Schedule for readers?", "Schedule", points)
     if kind == UPDATE and post is not None:
-        old = revisions.text_of(post)
-        changes = [
-            change
-            for change in revisions.field_changes(old, new)
-            if change.label not in ("Status", "Publish date")
-        ]
-        body = _body_change(old.body, new.body)
+        changes, body = _changes(post, new)
         points = [f"Readers of {_where(post.slug)} see these changes at once."]
         if not changes and not body:
             points = ["Nothing readers see changes in the text; the rest of the form is saved."]

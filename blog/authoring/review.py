@@ -32,6 +32,9 @@ SCHEDULED_EVENT = "scheduled"
 UNPUBLISHED = "unpublished"
 DELETED = "deleted"
 RESTORED = "restored"
+CHANGES_SCHEDULED = "changes-planned"  # a live post's draft changes, to go live later
+CHANGES_LIVE = "changes-live"  # those changes, put live at their time
+CHANGES_HELD = "changes-held"  # those changes, not put live (the note says why)
 KIND_LABELS = {
     SUBMITTED: "Sent for review",
     RETURNED: "Sent back to the writer",
@@ -40,6 +43,9 @@ KIND_LABELS = {
     UNPUBLISHED: "Back to draft",
     DELETED: "Moved to the trash",
     RESTORED: "Restored from the trash",
+    CHANGES_SCHEDULED: "Draft changes scheduled",
+    CHANGES_LIVE: "Scheduled changes went live",
+    CHANGES_HELD: "Scheduled changes held back",
 }
 # What a state becomes as an event: the state a save left the post in.
 _EVENT_FOR_STATE = {

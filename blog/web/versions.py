@@ -2,24 +2,26 @@
 
 Every write to reader-visible rows bumps one counter (`site_state.version`) in the writing
 transaction, so all server processes agree on it. The same row records when the next
-scheduled post goes live; the first request after that moment moves the version on, so a
-page that should show the post is never served from a cache.
+scheduled post (or scheduled draft change of a live post) goes live; the first request after
+that moment moves the version on, and runs the work registered for that moment (DUE_WORK:
+applying the scheduled changes), so a page that should show it is never served from a cache.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
 import sqlalchemy.orm as so
-from flask import Flask
+from flask import Flask, current_app
 from flask_sqlalchemy.session import Session as AppSession
 
 from blog.database import WRITE_OPTION
 from blog.extensions import db
-from blog.models import Post, SiteState, scheduled, utcnow
+from blog.models import PendingChange, Post, SiteState, scheduled, utcnow
 
 # Tables whose rows readers see (directly or through a page, feed or sitemap): a write to
 # any of them changes the data version.
@@ -36,6 +38,10 @@ WATCHED_TABLES = frozenset(
     }
 )
 CHANGED = "fieldnotes_changed"  # session.info flag: this transaction wrote watched rows
+# The app's list of what falls due with the clock besides scheduled posts, each given the
+# time: registered by the area that owns it (authoring puts scheduled draft changes live),
+# run once per due moment by the process that moves the version on.
+DUE_WORK = "fieldnotes.due_work"
 
 _STATE = cast(sa.Table, SiteState.__table__)
 READ = sa.select(_STATE.c.version, _STATE.c.changed_at, _STATE.c.next_publish_at).where(
@@ -151,10 +157,20 @@ def bump(session: so.Session) -> None:
 
 
 def _record_next_publish(connection: sa.Connection) -> None:
-    """Note when the next scheduled post goes live: one seek on the listing index."""
+    """Note when the next scheduled post or scheduled draft change goes live: a seek on the
+    listing index and one on the (few) draft changes."""
     now = utcnow()
-    next_at = sa.select(sa.func.min(Post.published_at)).where(scheduled(now)).scalar_subquery()
+    next_post = sa.select(sa.func.min(Post.published_at)).where(scheduled(now))
+    next_change = sa.select(sa.func.min(PendingChange.go_live_at))
+    times = [_as_time(connection.scalar(query)) for query in (next_post, next_change)]
+    next_at = min((time for time in times if time is not None), default=None)
     connection.execute(sa.update(_STATE).where(_STATE.c.id == 1).values(next_publish_at=next_at))
+
+
+def record_next_publish(session: so.Session | so.scoped_session[Any]) -> None:
+    """Note the next time something goes live, after a write this module does not watch (a
+    draft change scheduled, its schedule cancelled)."""
+    _record_next_publish(session.connection())
 
 
 def _table_name(instance: object) -> str | None:
@@ -202,7 +218,8 @@ def _forget_changes(session: so.Session, *_args: object) -> None:
 
 
 def _publish_due_posts() -> None:
-    """A scheduled post's time has come: move the version on, once, whichever process notices."""
+    """A scheduled post's (or draft change's) time has come: move the version on, once,
+    whichever process notices, and let that process do the work that falls due."""
     now = utcnow()
     with db.engine.connect() as connection:
         connection = connection.execution_options(**{WRITE_OPTION: True})
@@ -215,6 +232,14 @@ def _publish_due_posts() -> None:
             if moved.rowcount:
                 _record_next_publish(connection)
     db.session.rollback()  # end any read transaction begun before, so the next read sees it
+    if moved.rowcount:
+        for work in current_app.extensions.get(DUE_WORK, ()):
+            work(now)
+
+
+def on_due(app: Flask, work: Callable[[datetime], None]) -> None:
+    """Run `work(now)` whenever something scheduled falls due (see DUE_WORK)."""
+    app.extensions.setdefault(DUE_WORK, []).append(work)
 
 
 def current() -> State:

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 
 import pytest
+import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
+from blog.extensions import db
+from blog.models import PendingChange, Post, utcnow
+from blog.web import versions
 from tests.browser.conftest import (
     AXE_SCRIPT,
     EditorAccount,
@@ -46,6 +51,20 @@ def audited(page: Page, state: str, found: dict[str, str]) -> None:
             found[f"{state} ({scheme})"] = describe(violations)
 
 
+def fall_due(live_server: LiveServer, slug: str) -> None:
+    """Move the post's scheduled changes into the past, as the clock would."""
+    with live_server.app.app_context():
+        post_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
+        db.session.execute(
+            sa.update(PendingChange)
+            .where(PendingChange.post_id == post_id)
+            .values(go_live_at=utcnow() - timedelta(minutes=1))
+        )
+        versions.record_next_publish(db.session)
+        db.session.commit()
+        db.session.remove()
+
+
 def shoot_bar(page: Page, name: str, wanted: bool) -> None:
     """The screen as the writer sees it, the bar at its foot, in both schemes."""
     if wanted:
@@ -64,7 +83,8 @@ def test_bar_autosave_preview_publish_and_draft_changes(
     first autosave with a title (no topic yet) stores the draft and moves the address;
     Preview shows the typed text and a picture chosen but not saved in a new tab; Publish
     asks, then publishes; a later Save draft (Ctrl+S) keeps the change from readers under a
-    banner until Update."""
+    banner until Update; changes scheduled for later reach readers only once their time has
+    come."""
     require(AXE_SCRIPT.exists(), "axe-core is missing from node_modules: run `make setup`")
     wanted = bool(request.config.getoption("screenshots", default=False))
     run = uuid.uuid4().hex[:8]
@@ -151,6 +171,33 @@ def test_bar_autosave_preview_publish_and_draft_changes(
         expect(banner).to_have_count(0)
         reader.reload()
         expect(reader.locator(".prose")).to_contain_text("A change not yet live.")
+
+        # Changes scheduled for later wait under a banner; readers keep the live text until
+        # their time, then the first request after it puts them live.
+        page.locator("#body").fill("Published words. A change not yet live. Scheduled too.")
+        page.locator("#published_at").fill(
+            (utcnow() + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+        )
+        expect(page.locator("#publish-button")).to_have_text("Schedule")
+        with page.expect_response(lambda r: r.request.method == "POST" and r.url == edit_url):
+            page.locator("#publish-button").click()
+        expect(page.locator("#publish-question h2")).to_have_text("Schedule these changes?")
+        with page.expect_response(lambda r: r.request.method == "POST" and r.url == edit_url):
+            page.locator("#confirm-button").click()
+        expect(banner).to_contain_text("Draft changes, scheduled for")
+        expect(status).to_have_text(re.compile(r"^Changes scheduled for \d{4}-\d\d-\d\d "))
+        expect(page.locator("#publish-button")).to_have_text("Update")
+        audited(page, "scheduled changes", found)
+        shoot_bar(page, f"action-bar-scheduled-{width}", wanted)
+        reader.reload()
+        expect(reader.locator(".prose")).not_to_contain_text("Scheduled too.")
+        fall_due(live_server, slug)
+        for _ in range(50):  # the page cache looks at the data version every 100 ms
+            reader.reload()
+            if "Scheduled too." in reader.locator(".prose").inner_text():
+                break
+            reader.wait_for_timeout(100)
+        expect(reader.locator(".prose")).to_contain_text("Scheduled too.")
         assert not found, "axe found WCAG violations:\n" + "\n".join(
             f"{name}:\n{text}" for name, text in found.items()
         )

@@ -51,6 +51,7 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     login_manager.unauthorized_handler(refusals.signed_out)
     app.register_blueprint(bp)
+    scheduled_changes.init_app(app)
 
 
 # The view modules add their pages to `bp`, so they come after it.
@@ -66,6 +67,7 @@ from blog.authoring.editor import (  # noqa: E402
     posts,
     refusals,
     reviewing,
+    scheduled_changes,
     social,
     taxonomy_views,
     trash,
@@ -84,6 +86,7 @@ __all__ = [
     "posts",
     "refusals",
     "reviewing",
+    "scheduled_changes",
     "social",
     "taxonomy_views",
     "trash",

@@ -85,6 +85,11 @@ def autosave_stored(post: Post, *, handed_over: bool = False) -> Response:
             409,
         )
     keep_form_text(form, post.id, revisions.AUTOSAVE, TOO_LONG_TO_AUTOSAVE)
+    if change is not None and change.go_live_at is not None:
+        # Scheduled changes go live as they were scheduled: typing meanwhile is kept in the
+        # history only, until Save draft or Schedule says what to do with it.
+        db.session.commit()
+        return _autosave_answer(f"Autosaved {now} in the history (the scheduled changes stay)")
     image, _ = chosen_image(form, post)
     social_image, _ = chosen_upload(
         form.social_image, form.kept_social_image, form.remove_social_image.data, post.social_image

@@ -29,6 +29,7 @@ EDITOR_FRAGMENTS = {"post-editor": "editor"}
 NEW_DRAFT = "new-draft"  # the action of "Save as a new draft", offered when a post is gone
 UNPUBLISH = publishing.UNPUBLISH  # the action of "Unpublish" (back to draft)
 DISCARD = "discard"  # the action of the draft changes' "Discard"
+UNSCHEDULE_CHANGES = "unschedule-changes"  # "Cancel the schedule" of scheduled draft changes
 SUBMIT = "submit-review"  # the action of "Submit for review": save, then wait for an editor
 # What usually makes a body slow to render, said after the time limit refuses one.
 SLOW_TEXT_HINT = (

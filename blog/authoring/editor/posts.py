@@ -5,6 +5,7 @@ address hint, drawing preview). A save that meets another editor's is answered b
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -39,13 +40,13 @@ from blog.authoring.editor.post_page import (
     SLOW_TEXT_HINT,
     SUBMIT,
     UNPUBLISH,
+    UNSCHEDULE_CHANGES,
     add_error,
     asked_publish_time,
     body_preview,
     chosen_image,
     chosen_upload,
     editor_page,
-    form_for,
     form_text,
     keep_form_text,
     opened,
@@ -67,9 +68,9 @@ from blog.extensions import db
 from blog.media import drawing_spec
 from blog.media.images import image_by_hash
 from blog.media.pictures import drawing_for
-from blog.models import DRAFT, PUBLISHED, Image, Post
+from blog.models import DRAFT, PUBLISHED, Image, PendingChange, Post
 from blog.web import htmx
-from blog.web.templating import in_words
+from blog.web.templating import in_words, site_datetime
 
 NOTICE = "notice"  # the flash category of a notice that is no save's outcome
 MERGED = "merged"  # the flash category of a merged save's note
@@ -291,11 +292,13 @@ def _save(
         change = pending.of(post.id)
         if pending.overwrites_another(change, form.pending_version.data or "", current_user):
             assert change is not None
-            if action == DISCARD or change.based_on != post.lock_version:
+            if action in (DISCARD, UNSCHEDULE_CHANGES) or change.based_on != post.lock_version:
                 return pending_conflict(form, post, change)
             clash = change
         if action == DISCARD:
             return _discard(post)
+        if action == UNSCHEDULE_CHANGES:
+            return _unschedule(post, change)
     based_on = _based_on(form) if post is not None else 0
     merge_base = _merge_base(form) if post is not None else None
     submit = action == SUBMIT
@@ -375,6 +378,13 @@ def _save(
                 new_names=new_names,
                 merged_note=merged_note,
             )
+    if move == publishing.SCHEDULE and post is not None and catalog.state_of(post) == PUBLISHED:
+        # A live post's changes wait for their time as its draft changes; readers keep the
+        # live text until then (scheduled_changes.py puts them live).
+        go_live_at = asked_publish_time(form, None)
+        return _save_pending(
+            form, post, image, social_image, based_on, note=merged_note, go_live_at=go_live_at
+        )
     fields = post_fields(
         form,
         slug,
@@ -441,14 +451,24 @@ def _save_pending(
     based_on: int,
     *,
     note: str = "",
+    go_live_at: datetime | None = None,
 ) -> BaseResponse:
     """Keep the form as the published post's draft changes (and in its history), leaving the
-    post, and all readers see of it, as it is (`note`: what a merged save says)."""
+    post, and all readers see of it, as it is (`note`: what a merged save says), scheduled
+    to go live at `go_live_at` when given."""
     fields = pending.fields_of(form, image, social_image, post)
-    pending.keep(post, fields, current_user, based_on=based_on)
+    if go_live_at is not None:
+        # The date field is the post's first publish date again: the banner names the time
+        # the changes go live, and Save draft or Update work on them as on any changes.
+        fields["published_at"] = [pending.form_time(post.published_at)]
+    pending.keep(post, fields, current_user, based_on=based_on, go_live_at=go_live_at)
     keep_form_text(form, post.id, revisions.PENDING, "This text is too long to keep.")
+    if go_live_at is not None:
+        when = site_datetime(go_live_at)
+        review.record(post.id, review.CHANGES_SCHEDULED, current_user.name, f"for {when}")
     db.session.commit()
-    return _saved(post, created=False, saved_as=publishing.SAVE, note=note)
+    saved_as = publishing.SCHEDULE if go_live_at is not None else publishing.SAVE
+    return _saved(post, created=False, saved_as=saved_as, note=note)
 
 
 def _discard(post: Post) -> BaseResponse:
@@ -460,10 +480,27 @@ def _discard(post: Post) -> BaseResponse:
         "Draft changes discarded: the form shows the published version. They stay in the history.",
         NOTICE,
     )
+    return _reopened(post)
+
+
+def _unschedule(post: Post, change: PendingChange | None) -> BaseResponse:
+    """Keep a live post's scheduled draft changes as plain draft changes: nothing goes live
+    by itself."""
+    if change is not None and change.go_live_at is not None:
+        pending.unschedule(change)
+        review.record(post.id, review.CHANGES_HELD, current_user.name, "schedule cancelled")
+        db.session.commit()
+    flash("Schedule cancelled: the draft changes are kept, and go live only with “Update”.", NOTICE)
+    return _reopened(post)
+
+
+def _reopened(post: Post) -> BaseResponse:
+    """The editor on the post as it now stands, after a banner's button."""
     if htmx.fragment_for(EDITOR_FRAGMENTS) is None:
         return redirect(url_for("editor.edit", post_id=post.id), 303)
     post = post_or_404(post.id)
-    return editor_page(form_for(post), post, image=post.image)
+    form, image = opened(post)
+    return editor_page(form, post, image=image)
 
 
 def _keep_editing(form: PostForm, post: Post | None) -> Response:
