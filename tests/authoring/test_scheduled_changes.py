@@ -22,10 +22,12 @@ from tests.authoring.test_editor import (
     create,
     current_form,
     editor_client,
+    form_in,
     page,
     save,
     stored,
 )
+from tests.authoring.test_merging import second_editor
 from tests.authoring.test_pending import data_version, pending_row, readers_see
 from tests.authoring.test_publishing import question
 
@@ -251,3 +253,23 @@ def test_every_event_kind_fits_its_column():
     """The kinds of a post's changes of state are stored in a column of 16 characters."""
     longest = PostEvent.__table__.c.kind.type.length
     assert all(len(kind) <= longest for kind in review.KIND_LABELS)
+
+
+def test_another_editors_update_over_scheduled_changes_says_they_go_live_now(app, editor_client):
+    """An editor whose page was opened before the changes were scheduled presses Update: the
+    save is merged with the scheduled changes, and the question says that they go live now
+    with it; confirmed, both are live and nothing is left scheduled."""
+    post_id = live_post(editor_client)
+    ed = second_editor(app)
+    eds_form = current_form(ed, post_id)
+    assert schedule(editor_client, post_id, body=LATER).status_code == 303
+    mine = eds_form | {"action": "update", "title": "Pools, renamed by Ed"}
+    asked = ed.post(f"/editor/posts/{post_id}", data=mine)
+    points = page(asked).select_one("#publish-question").get_text(" ", strip=True)
+    assert "changes scheduled for" in points and "they go live now" in points
+    confirm = form_in(asked.get_data(as_text=True)) | {"action": "confirm-update"}
+    assert ed.post(f"/editor/posts/{post_id}", data=confirm).status_code == 303
+    after = stored(app, post_id)
+    assert (after.title, after.body_markdown) == ("Pools, renamed by Ed", LATER)
+    assert pending_row(app, post_id) is None
+    assert next_publish_at(app) is None

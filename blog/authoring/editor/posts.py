@@ -4,6 +4,7 @@ address hint, drawing preview). A save that meets another editor's is answered b
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import datetime
 from typing import Any
@@ -370,6 +371,11 @@ def _save(
         # the merged text is asked about again, so nothing unseen goes to readers.
         if not confirmed or action != publishing.CONFIRM + wanted or merged_note:
             asked = publishing.question(wanted, post, form_text(form), slug)
+            if clash is not None and clash.go_live_at is not None and wanted != UNPUBLISH:
+                who = clash.editor_name or "another editor"
+                when = site_datetime(clash.go_live_at)
+                taken_in = f"This takes in {who}’s changes scheduled for {when}: they go live now."
+                asked = dataclasses.replace(asked, points=[*asked.points, taken_in])
             return editor_page(
                 form,
                 post,
