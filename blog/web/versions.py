@@ -157,13 +157,15 @@ def bump(session: so.Session) -> None:
 
 
 def _record_next_publish(connection: sa.Connection) -> None:
-    """Note when the next scheduled post or scheduled draft change goes live: a seek on the
-    listing index and one on the (few) draft changes."""
-    now = utcnow()
-    next_post = sa.select(sa.func.min(Post.published_at)).where(scheduled(now))
+    """Note when the next scheduled post or scheduled draft change goes live, in one
+    statement: a seek on the listing index, and one on the (few) draft changes."""
+    next_post = sa.select(sa.func.min(Post.published_at)).where(scheduled(utcnow()))
     next_change = sa.select(sa.func.min(PendingChange.go_live_at))
-    times = [_as_time(connection.scalar(query)) for query in (next_post, next_change)]
-    next_at = min((time for time in times if time is not None), default=None)
+    due = sa.union_all(
+        sa.select(next_post.scalar_subquery().label("at")),
+        sa.select(next_change.scalar_subquery().label("at")),
+    ).subquery("due")
+    next_at = sa.select(sa.func.min(due.c.at)).scalar_subquery()
     connection.execute(sa.update(_STATE).where(_STATE.c.id == 1).values(next_publish_at=next_at))
 
 
