@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
 from blog.extensions import db
-from blog.models import PendingChange, Post, utcnow
-from blog.web import versions
+from blog.models import Post, utcnow
+from tests.authoring.test_scheduled_changes import fall_due as scheduled_changes_due
 from tests.browser.conftest import (
     AXE_SCRIPT,
     EditorAccount,
@@ -55,14 +55,7 @@ def fall_due(live_server: LiveServer, slug: str) -> None:
     """Move the post's scheduled changes into the past, as the clock would."""
     with live_server.app.app_context():
         post_id = db.session.scalar(sa.select(Post.id).where(Post.slug == slug))
-        db.session.execute(
-            sa.update(PendingChange)
-            .where(PendingChange.post_id == post_id)
-            .values(go_live_at=utcnow() - timedelta(minutes=1))
-        )
-        versions.record_next_publish(db.session)
-        db.session.commit()
-        db.session.remove()
+    scheduled_changes_due(live_server.app, post_id)
 
 
 def shoot_bar(page: Page, name: str, wanted: bool) -> None:
