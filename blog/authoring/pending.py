@@ -146,11 +146,12 @@ def unschedule(change: PendingChange) -> None:
 
 def discard(post_id: int) -> None:
     """Drop the post's draft changes, if any (the caller commits)."""
-    scheduled = db.session.scalar(
-        sa.select(PendingChange.go_live_at).where(PendingChange.post_id == post_id)
+    dropped = db.session.execute(
+        sa.delete(PendingChange)
+        .where(PendingChange.post_id == post_id)
+        .returning(PendingChange.go_live_at)
     )
-    db.session.execute(sa.delete(PendingChange).where(PendingChange.post_id == post_id))
-    if scheduled is not None:
+    if dropped.scalar() is not None:  # they were scheduled
         versions.record_next_publish(db.session)
 
 
