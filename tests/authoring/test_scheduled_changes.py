@@ -273,3 +273,30 @@ def test_another_editors_update_over_scheduled_changes_says_they_go_live_now(app
     assert (after.title, after.body_markdown) == ("Pools, renamed by Ed", LATER)
     assert pending_row(app, post_id) is None
     assert next_publish_at(app) is None
+
+
+def test_an_old_tab_cannot_cancel_or_discard_another_editors_schedule(app, editor_client):
+    """Another editor's tab, opened before the changes were scheduled, sends "Cancel the
+    schedule" or "Discard": 409, and the changes stay scheduled as they were."""
+    post_id = live_post(editor_client)
+    ed = second_editor(app)
+    old_tab = current_form(ed, post_id)
+    assert schedule(editor_client, post_id, body=LATER).status_code == 303
+    before = pending_row(app, post_id)
+    assert before is not None and before.go_live_at is not None
+    for action in ("unschedule-changes", "discard"):
+        sent = {
+            "csrf_token": old_tab["csrf_token"],
+            "post_id": post_id,
+            "pending_version": old_tab.get("pending_version", ""),
+            "action": action,
+        }
+        assert ed.post(f"/editor/posts/{post_id}", data=sent).status_code == 409, action
+    after = pending_row(app, post_id)
+    assert after is not None
+    assert (after.version, after.go_live_at, after.fields) == (
+        before.version,
+        before.go_live_at,
+        before.fields,
+    )
+    assert next_publish_at(app) is not None
